@@ -4,7 +4,8 @@ export type ChunkDecodeReason =
   | 'truncated'
   | 'bad-xor-window'
   | 'trailing-bytes'
-  | 'too-many-samples';
+  | 'too-many-samples'
+  | 'bad-varint';
 
 /** Thrown when bytes are not a valid XOR chunk. */
 export class ChunkDecodeError extends Error {

@@ -1,0 +1,392 @@
+// The XOR chunk of Prometheus (chunk encoding 1), byte for byte.
+// Format: docs/format/xor-chunk.md. The appender and the decoder keep their
+// registers in locals for the whole loop and spill them to a small state
+// struct only at the end of a call, so one call encodes or decodes a batch
+// without touching memory for anything but the samples themselves.
+import { readBits, window64, writeBits, writeBits64 } from './bits';
+
+/** A chunk's 16-bit sample count caps it at this many samples. */
+export const MAX_SAMPLES: u32 = 65535;
+/** Worst case for one sample: a 10-byte uvarint plus a 77-bit XOR value (157 bits), rounded up. */
+const MAX_SAMPLE_BYTES: u32 = 20;
+/** Slack kept after the last byte so one unaligned 64-bit store always fits. */
+export const SLACK_BYTES: u32 = 8;
+const HEADER_BITS: u32 = 16;
+const NO_WINDOW: u32 = 0xff;
+
+// Appender state layout (bytes). Shared with src/codec/wasm-layout.ts.
+const A_POS = 0; //      u32 bits written, header included
+const A_COUNT = 4; //    u32 samples appended
+const A_T = 8; //        i64 last timestamp
+const A_TDELTA = 16; //  i64 last timestamp delta
+const A_V = 24; //       u64 last value bits
+const A_LEADING = 32; // u32 leading zeros of the XOR window, NO_WINDOW before the first
+const A_TRAILING = 36; //u32 trailing zeros of the XOR window
+export const APPENDER_SIZE: u32 = 40;
+
+/** Starts an empty chunk in `buf` (at least 2 + SLACK_BYTES bytes). */
+export function appenderInit(state: usize, buf: usize): void {
+  store<u32>(state + A_POS, HEADER_BITS);
+  store<u32>(state + A_COUNT, 0);
+  store<i64>(state + A_T, 0);
+  store<i64>(state + A_TDELTA, 0);
+  store<u64>(state + A_V, 0);
+  store<u32>(state + A_LEADING, NO_WINDOW);
+  store<u32>(state + A_TRAILING, 0);
+  store<u16>(buf, 0);
+}
+
+/** Bytes the chunk occupies now (the count header included). */
+export function appenderBytes(state: usize): u32 {
+  return (load<u32>(state + A_POS) + 7) >>> 3;
+}
+
+/** Samples appended so far. */
+export function appenderCount(state: usize): u32 {
+  return load<u32>(state + A_COUNT);
+}
+
+/**
+ * Appends up to `n` samples (int64 timestamps at `ts`, float64 bit patterns
+ * at `vals`) to the chunk in `buf` of `cap` bytes. Stops early when the
+ * chunk holds MAX_SAMPLES or the next sample might not fit in `cap`; returns
+ * how many samples were appended. The count header is updated on return.
+ */
+export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, vals: usize, n: u32): u32 {
+  let pos = load<u32>(state + A_POS);
+  let count = load<u32>(state + A_COUNT);
+  let t = load<i64>(state + A_T);
+  let tDelta = load<i64>(state + A_TDELTA);
+  let v = load<u64>(state + A_V);
+  let leading = load<u32>(state + A_LEADING);
+  let trailing = load<u32>(state + A_TRAILING);
+  let i: u32 = 0;
+  for (; i < n; i++) {
+    if (count >= MAX_SAMPLES) break;
+    if ((pos >>> 3) + MAX_SAMPLE_BYTES + SLACK_BYTES > cap) break;
+    const st = load<i64>(ts + (<usize>i << 3));
+    const sv = load<u64>(vals + (<usize>i << 3));
+    if (count == 0) {
+      pos = writeUvarint(buf, pos, <u64>((st << 1) ^ (st >> 63)));
+      writeBits64(buf, pos, sv);
+      pos += 64;
+      t = st;
+      v = sv;
+      count = 1;
+      continue;
+    }
+    const d = st - t;
+    if (count == 1) {
+      pos = writeUvarint(buf, pos, <u64>d);
+    } else {
+      const dod = d - tDelta;
+      // Buckets as Prometheus' bitRange(dod, n): -(2^(n-1)-1) <= dod <= 2^(n-1).
+      if (dod == 0) {
+        writeBits(buf, pos, 0, 1);
+        pos += 1;
+      } else if (dod >= -8191 && dod <= 8192) {
+        writeBits(buf, pos, (0b10 << 14) | (<u64>dod & 0x3fff), 16);
+        pos += 16;
+      } else if (dod >= -65535 && dod <= 65536) {
+        writeBits(buf, pos, (0b110 << 17) | (<u64>dod & 0x1ffff), 20);
+        pos += 20;
+      } else if (dod >= -524287 && dod <= 524288) {
+        writeBits(buf, pos, (0b1110 << 20) | (<u64>dod & 0xfffff), 24);
+        pos += 24;
+      } else {
+        writeBits(buf, pos, 0b1111, 4);
+        writeBits64(buf, pos + 4, <u64>dod);
+        pos += 68;
+      }
+    }
+    tDelta = d;
+    t = st;
+
+    const delta = sv ^ v;
+    v = sv;
+    count++;
+    if (delta == 0) {
+      writeBits(buf, pos, 0, 1);
+      pos += 1;
+      continue;
+    }
+    let lz = <u32>clz<u64>(delta);
+    const tz = <u32>ctz<u64>(delta);
+    // 5 bits hold the leading-zero count: clamp as Prometheus does.
+    if (lz >= 32) lz = 31;
+    if (leading != NO_WINDOW && lz >= leading && tz >= trailing) {
+      writeBits(buf, pos, 0b10, 2);
+      pos = writeField(buf, pos + 2, delta >>> <u64>trailing, 64 - leading - trailing);
+    } else {
+      leading = lz;
+      trailing = tz;
+      const sig = 64 - lz - tz;
+      // 64 significant bits are written as 0 in the 6-bit field.
+      writeBits(buf, pos, (<u64>0b11 << 11) | (<u64>lz << 6) | <u64>(sig & 63), 13);
+      pos = writeField(buf, pos + 13, delta >>> <u64>tz, sig);
+    }
+  }
+  store<u32>(state + A_POS, pos);
+  store<u32>(state + A_COUNT, count);
+  store<i64>(state + A_T, t);
+  store<i64>(state + A_TDELTA, tDelta);
+  store<u64>(state + A_V, v);
+  store<u32>(state + A_LEADING, leading);
+  store<u32>(state + A_TRAILING, trailing);
+  store<u16>(buf, bswap<u16>(<u16>count));
+  return i;
+}
+
+// @ts-ignore: decorator
+@inline function writeField(buf: usize, pos: u32, v: u64, n: u32): u32 {
+  if (n <= 57) {
+    writeBits(buf, pos, v, n);
+  } else {
+    writeBits(buf, pos, v >>> 32, n - 32);
+    writeBits(buf, pos + n - 32, v & 0xffffffff, 32);
+  }
+  return pos + n;
+}
+
+function writeUvarint(buf: usize, pos: u32, x: u64): u32 {
+  while (x >= 0x80) {
+    writeBits(buf, pos, (x & 0x7f) | 0x80, 8);
+    pos += 8;
+    x >>>= 7;
+  }
+  writeBits(buf, pos, x, 8);
+  return pos + 8;
+}
+
+// ---------------------------------------------------------------------------
+// Decoding.
+
+/** Decode outcomes; negative values are errors, mirrored in src/codec/wasm-layout.ts. */
+export const ERR_TOO_SHORT: i32 = -1;
+export const ERR_TRUNCATED: i32 = -2;
+export const ERR_BAD_WINDOW: i32 = -3;
+export const ERR_TRAILING: i32 = -4;
+export const ERR_TOO_MANY: i32 = -5;
+export const ERR_BAD_VARINT: i32 = -6;
+
+// Iterator state layout (bytes).
+const I_POS = 0; //      u32 next bit to read
+const I_COUNT = 4; //    u32 samples in the chunk
+const I_INDEX = 8; //    u32 samples read so far
+const I_ERR = 12; //     i32 sticky error, 0 when none
+const I_T = 16; //       i64 current timestamp
+const I_TDELTA = 24; //  i64 current timestamp delta
+const I_V = 32; //       u64 current value bits
+const I_LEADING = 40; // u32
+const I_TRAILING = 44; //u32
+export const ITERATOR_SIZE: u32 = 48;
+
+/**
+ * Positions an iterator at the start of the chunk of `len` bytes at `buf`
+ * (followed by SLACK_BYTES readable bytes). Returns the sample count or
+ * ERR_TOO_SHORT.
+ */
+export function iterInit(it: usize, buf: usize, len: u32): i32 {
+  memory.fill(it, 0, ITERATOR_SIZE);
+  store<u32>(it + I_LEADING, NO_WINDOW);
+  if (len < 2) {
+    store<i32>(it + I_ERR, ERR_TOO_SHORT);
+    return ERR_TOO_SHORT;
+  }
+  const count = <u32>bswap<u16>(load<u16>(buf));
+  store<u32>(it + I_POS, HEADER_BITS);
+  store<u32>(it + I_COUNT, count);
+  return <i32>count;
+}
+
+/** Current sample of the iterator: timestamp. */
+export function iterT(it: usize): i64 {
+  return load<i64>(it + I_T);
+}
+
+/** Samples read so far; the current sample is index - 1. */
+export function iterIndex(it: usize): u32 {
+  return load<u32>(it + I_INDEX);
+}
+
+/** The iterator's sticky error, 0 when none. */
+export function iterErr(it: usize): i32 {
+  return load<i32>(it + I_ERR);
+}
+
+/**
+ * Reads up to `max` samples into `tsOut`/`valOut` (when `store` is true).
+ * With `seek`, stops after the first sample whose timestamp is >= `target`.
+ * Returns the number of samples read, or a negative error (also kept in the
+ * state). Never reads past `len` bytes of `buf` plus SLACK_BYTES, and each
+ * loop iteration consumes at least one bit, so it always terminates.
+ */
+// @ts-ignore: decorator
+@inline function run(
+  it: usize, buf: usize, len: u32, tsOut: usize, valOut: usize,
+  max: u32, target: i64, seek: bool, output: bool,
+): i32 {
+  let err = load<i32>(it + I_ERR);
+  if (err != 0) return err;
+  let pos = load<u32>(it + I_POS);
+  const count = load<u32>(it + I_COUNT);
+  let index = load<u32>(it + I_INDEX);
+  let t = load<i64>(it + I_T);
+  let tDelta = load<i64>(it + I_TDELTA);
+  let v = load<u64>(it + I_V);
+  let leading = load<u32>(it + I_LEADING);
+  let trailing = load<u32>(it + I_TRAILING);
+  const end: u32 = len << 3;
+  let produced: u32 = 0;
+  while (produced < max && index < count) {
+    if (index == 0) {
+      // Signed varint timestamp, then 64 raw value bits.
+      let x: u64 = 0;
+      let shift: u64 = 0;
+      for (;;) {
+        if (pos + 8 > end) { err = ERR_TRUNCATED; break; }
+        const b = readBits(buf, pos, 8);
+        pos += 8;
+        if (shift == 63 && b > 1) { err = ERR_BAD_VARINT; break; }
+        x |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      if (err != 0) break;
+      t = <i64>(x >>> 1) ^ -<i64>(x & 1);
+      if (pos + 64 > end) { err = ERR_TRUNCATED; break; }
+      v = (readBits(buf, pos, 32) << 32) | readBits(buf, pos + 32, 32);
+      pos += 64;
+    } else {
+      if (index == 1) {
+        let x: u64 = 0;
+        let shift: u64 = 0;
+        for (;;) {
+          if (pos + 8 > end) { err = ERR_TRUNCATED; break; }
+          const b = readBits(buf, pos, 8);
+          pos += 8;
+          if (shift == 63 && b > 1) { err = ERR_BAD_VARINT; break; }
+          x |= (b & 0x7f) << shift;
+          if (b < 0x80) break;
+          shift += 7;
+        }
+        if (err != 0) break;
+        tDelta = <i64>x;
+      } else {
+        // Delta-of-delta: up to four '1' bits select the bucket.
+        const w = window64(buf, pos);
+        let ones = <u32>clz<u64>(~w);
+        if (ones >= 4) {
+          if (pos + 68 > end) { err = ERR_TRUNCATED; break; }
+          ones = 4;
+          pos += 4;
+          tDelta += <i64>((readBits(buf, pos, 32) << 32) | readBits(buf, pos + 32, 32));
+          pos += 64;
+        } else if (ones == 0) {
+          if (pos + 1 > end) { err = ERR_TRUNCATED; break; }
+          pos += 1;
+        } else {
+          // ones 1, 2, 3 -> 14, 17, 20 bits after a prefix of ones + 1 bits.
+          const size: u32 = ones == 1 ? 14 : ones == 2 ? 17 : 20;
+          const prefix = ones + 1;
+          if (pos + prefix + size > end) { err = ERR_TRUNCATED; break; }
+          let bits = (w << <u64>prefix) >>> <u64>(64 - size);
+          // Values above 2^(size-1) are negative (two's complement in `size` bits).
+          if (bits > (<u64>1 << <u64>(size - 1))) bits -= <u64>1 << <u64>size;
+          tDelta += <i64>bits;
+          pos += prefix + size;
+        }
+      }
+      t += tDelta;
+
+      // Value: '0' same; '10' reuse window; '11' new window.
+      if (pos + 1 > end) { err = ERR_TRUNCATED; break; }
+      const w = window64(buf, pos);
+      if ((w >>> 63) != 0) {
+        if (pos + 2 > end) { err = ERR_TRUNCATED; break; }
+        if (((w >>> 62) & 1) != 0) {
+          if (pos + 13 > end) { err = ERR_TRUNCATED; break; }
+          leading = <u32>((w >>> 57) & 0x1f);
+          let sig = <u32>((w >>> 51) & 0x3f);
+          if (sig == 0) sig = 64;
+          if (leading + sig > 64) { err = ERR_BAD_WINDOW; break; }
+          trailing = 64 - leading - sig;
+          pos += 13;
+        } else {
+          if (leading == NO_WINDOW) { err = ERR_BAD_WINDOW; break; }
+          pos += 2;
+        }
+        const sig = 64 - leading - trailing;
+        if (pos + sig > end) { err = ERR_TRUNCATED; break; }
+        let bits: u64;
+        if (sig <= 57) {
+          bits = readBits(buf, pos, sig);
+        } else {
+          bits = (readBits(buf, pos, sig - 32) << 32) | readBits(buf, pos + sig - 32, 32);
+        }
+        v ^= bits << <u64>trailing;
+        pos += sig;
+      } else {
+        pos += 1;
+      }
+    }
+    if (output) {
+      store<i64>(tsOut + (<usize>produced << 3), t);
+      store<u64>(valOut + (<usize>produced << 3), v);
+    }
+    produced++;
+    index++;
+    if (seek && t >= target) break;
+  }
+  if (err == 0 && index == count && ((pos + 7) >>> 3) != len) err = ERR_TRAILING;
+  store<u32>(it + I_POS, pos);
+  store<u32>(it + I_INDEX, index);
+  store<i32>(it + I_ERR, err);
+  store<i64>(it + I_T, t);
+  store<i64>(it + I_TDELTA, tDelta);
+  store<u64>(it + I_V, v);
+  store<u32>(it + I_LEADING, leading);
+  store<u32>(it + I_TRAILING, trailing);
+  return err != 0 ? err : <i32>produced;
+}
+
+/**
+ * Decodes a whole chunk into `tsOut` and `valOut` (room for `max` samples
+ * each). Returns the sample count or a negative error; `it` is scratch
+ * state of ITERATOR_SIZE bytes whose index tells where an error happened.
+ */
+export function decodeChunk(it: usize, buf: usize, len: u32, tsOut: usize, valOut: usize, max: u32): i32 {
+  const count = iterInit(it, buf, len);
+  if (count < 0) return count;
+  if (<u32>count > max) {
+    store<i32>(it + I_ERR, ERR_TOO_MANY);
+    return ERR_TOO_MANY;
+  }
+  return run(it, buf, len, tsOut, valOut, <u32>count, 0, false, true);
+}
+
+/** Advances to the next sample: 1 when there is one, 0 at the end, or an error. */
+export function iterNext(it: usize, buf: usize, len: u32, tsOut: usize, valOut: usize): i32 {
+  return run(it, buf, len, tsOut, valOut, 1, 0, false, true);
+}
+
+/**
+ * Advances to the first sample at or after `target` (the current one if it
+ * already is): 1 when there is one, 0 when the chunk ends first, or an error.
+ * Like Prometheus' Seek, it never moves backwards.
+ */
+export function iterSeek(it: usize, buf: usize, len: u32, target: i64, tsOut: usize, valOut: usize): i32 {
+  const index = load<u32>(it + I_INDEX);
+  if (index > 0 && load<i64>(it + I_T) >= target && load<i32>(it + I_ERR) == 0) {
+    store<i64>(tsOut, load<i64>(it + I_T));
+    store<u64>(valOut, load<u64>(it + I_V));
+    return 1;
+  }
+  const count = load<u32>(it + I_COUNT);
+  const n = run(it, buf, len, tsOut, valOut, count, target, true, false);
+  if (n <= 0) return n;
+  if (load<i64>(it + I_T) < target) return 0;
+  store<i64>(tsOut, load<i64>(it + I_T));
+  store<u64>(valOut, load<u64>(it + I_V));
+  return 1;
+}

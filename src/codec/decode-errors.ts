@@ -1,0 +1,23 @@
+import { ChunkDecodeError, type ChunkDecodeReason } from './errors.js';
+
+/** Error codes of assembly/xor.ts, with what each means to a reader. */
+const wasmErrors: Record<number, [ChunkDecodeReason, string]> = {
+  [-1]: ['too-short', 'shorter than its 2-byte sample count'],
+  [-2]: ['truncated', 'ends before its last sample'],
+  [-3]: ['bad-xor-window', 'value XOR window is impossible'],
+  [-4]: ['trailing-bytes', 'has bytes after its last sample (sample count too small?)'],
+  [-5]: ['too-many-samples', 'holds more samples than the output has room for'],
+  [-6]: ['bad-varint', 'timestamp varint overflows 64 bits'],
+};
+
+/** Maps a negative result of the wasm decoder to a ChunkDecodeError. */
+export function wasmDecodeError(code: number, sampleIndex: number): ChunkDecodeError {
+  const known = wasmErrors[code];
+  if (known === undefined) return new ChunkDecodeError('truncated', sampleIndex, `unknown decoder error ${code}`);
+  return new ChunkDecodeError(known[0], sampleIndex, known[1]);
+}
+
+export function decodeError(reason: ChunkDecodeReason, sampleIndex: number): ChunkDecodeError {
+  const known = Object.values(wasmErrors).find(([r]) => r === reason);
+  return new ChunkDecodeError(reason, sampleIndex, known?.[1] ?? reason);
+}
