@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { parseServeArgs, serveHelp } from './serve-options.js';
+import { serve } from './serve.js';
+import { EXIT_USAGE, UsageError } from './usage-error.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export const help = `Strata ${pkg.version}: a time-series store behind the Thanos Store API.
+
+Usage:
+  strata serve [flags]   run the server (strata serve --help lists its flags)
+  strata --version       print the version
+  strata --help          print this help`;
+
+/** Turns node:util parseArgs errors into one line that names the flag. */
+function usageMessage(err: unknown): string | undefined {
+  if (err instanceof UsageError) return err.message;
+  const code = (err as { code?: string }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+    const first = (err as Error).message.split(/\.\s/)[0]!;
+    return first.charAt(0).toLowerCase() + first.slice(1);
+  }
+  return undefined;
+}
+
+/** Runs the CLI with `args` (no node or script name) and returns the exit status. */
+export async function run(args: string[]): Promise<number> {
+  try {
+    const [command, ...rest] = args;
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      console.log(help);
+      return command === undefined ? EXIT_USAGE : 0;
+    }
+    if (command === '--version' || command === '-v') {
+      console.log(pkg.version);
+      return 0;
+    }
+    if (command === 'serve') {
+      const config = parseServeArgs(rest);
+      if (config === 'help') {
+        console.log(serveHelp);
+        return 0;
+      }
+      return await serve(config);
+    }
+    throw new UsageError(command.startsWith('-') ? `unknown flag '${command}'` : `unknown command '${command}'`);
+  } catch (err) {
+    const message = usageMessage(err);
+    if (message === undefined) throw err;
+    console.error(`strata: ${message} (see strata --help)`);
+    return EXIT_USAGE;
+  }
+}

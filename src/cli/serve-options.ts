@@ -1,0 +1,100 @@
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+export type Env = 'development' | 'production';
+
+/** Everything `strata serve` is configured with. */
+export interface ServeConfig {
+  dataDir: string;
+  grpcAddress: HostPort;
+  httpAddress: HostPort;
+  /** External labels, sorted by name. */
+  externalLabels: Array<[string, string]>;
+  replicaLabels: string[];
+  workers: number;
+  env: Env;
+}
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export const serveOptions = {
+  'data-dir': { type: 'string', default: './data' },
+  'grpc-address': { type: 'string', default: '0.0.0.0:10901' },
+  'http-address': { type: 'string', default: '0.0.0.0:8080' },
+  label: { type: 'string', multiple: true, default: [] as string[] },
+  'replica-label': { type: 'string', multiple: true, default: [] as string[] },
+  workers: { type: 'string' },
+  env: { type: 'string', default: 'production' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const serveHelp = `Usage: strata serve [flags]
+
+Flags:
+  --data-dir DIR            where data lives (default ./data)
+  --grpc-address HOST:PORT  Store API listen address (default 0.0.0.0:10901)
+  --http-address HOST:PORT  HTTP listen address (default 0.0.0.0:8080)
+  --label NAME=VALUE        external label of this store (repeatable)
+  --replica-label NAME      label naming a replica, for without_replica_labels (repeatable)
+  --workers N               worker threads (default: the number of cores)
+  --env ENV                 development or production (default production)
+  -h, --help                show this help`;
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** Parses `host:port`, `[v6]:port` or `:port`. */
+export function parseHostPort(flag: string, value: string): HostPort {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]*)):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new UsageError(`--${flag}: '${value}' is not HOST:PORT with a port from 0 to 65535`);
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+}
+
+function parseLabel(value: string): [string, string] {
+  const eq = value.indexOf('=');
+  const name = eq < 0 ? value : value.slice(0, eq);
+  if (eq < 0 || !LABEL_NAME.test(name) || eq === value.length - 1) {
+    throw new UsageError(`--label: '${value}' is not NAME=VALUE with a valid label name and a non-empty value`);
+  }
+  return [name, value.slice(eq + 1)];
+}
+
+function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return availableParallelism();
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
+    throw new UsageError(`--workers: '${value}' is not a whole number from 1 to 256`);
+  }
+  return Number(value);
+}
+
+/** Parses the arguments after `serve`. Throws UsageError on any mistake. */
+export function parseServeArgs(args: string[]): ServeConfig | 'help' {
+  const { values, positionals } = parseArgs({ args, options: serveOptions, strict: true, allowPositionals: true });
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]}'`);
+  const env = values.env;
+  if (env !== 'development' && env !== 'production') {
+    throw new UsageError(`--env: '${env}' is not development or production`);
+  }
+  const externalLabels = values.label.map(parseLabel).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (let i = 1; i < externalLabels.length; i++) {
+    if (externalLabels[i]![0] === externalLabels[i - 1]![0]) throw new UsageError(`--label: '${externalLabels[i]![0]}' given twice`);
+  }
+  for (const name of values['replica-label']) {
+    if (!LABEL_NAME.test(name)) throw new UsageError(`--replica-label: '${name}' is not a valid label name`);
+  }
+  if (values['data-dir'] === '') throw new UsageError('--data-dir: must not be empty');
+  return {
+    dataDir: values['data-dir'],
+    grpcAddress: parseHostPort('grpc-address', values['grpc-address']),
+    httpAddress: parseHostPort('http-address', values['http-address']),
+    externalLabels,
+    replicaLabels: [...new Set(values['replica-label'])],
+    workers: parseWorkers(values.workers),
+    env,
+  };
+}
