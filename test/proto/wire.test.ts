@@ -8,7 +8,6 @@ import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadSync } from "@grpc/proto-loader";
 import { WriteRequest as PromWriteRequest } from "../../src/gen/prometheus/remote.js";
-import { Histogram } from "../../src/gen/prometheus/types.js";
 import { WriteRequest as ThanosWriteRequest } from "../../src/gen/thanos/store/rpc.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

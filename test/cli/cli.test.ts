@@ -1,0 +1,78 @@
+// The strata command as a user runs it: a separate process, built code.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+const bin = new URL('../../bin/strata.js', import.meta.url).pathname;
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+function strata(...args: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('strata CLI', () => {
+  test('--version prints the package version', () => {
+    const r = strata('--version');
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout.trim(), pkg.version);
+  });
+
+  test('--help and serve --help list the commands and every flag', () => {
+    const top = strata('--help');
+    assert.equal(top.status, 0);
+    assert.match(top.stdout, /strata serve/);
+    const serve = strata('serve', '--help');
+    assert.equal(serve.status, 0);
+    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env']) {
+      assert.ok(serve.stdout.includes(flag), `serve --help lists ${flag}`);
+    }
+  });
+
+  const mistakes: Array<[string[], RegExp]> = [
+    [['serve', '--bogus'], /'--bogus'/],
+    [['--bogus'], /'--bogus'/],
+    [['frobnicate'], /'frobnicate'/],
+    [['serve', '--workers', 'two'], /--workers: 'two'/],
+    [['serve', '--workers', '0'], /--workers: '0'/],
+    [['serve', '--env', 'staging'], /--env: 'staging'/],
+    [['serve', '--label', 'region'], /--label: 'region'/],
+    [['serve', '--label', '1x=a'], /--label: '1x=a'/],
+    [['serve', '--label', 'a=1', '--label', 'a=2'], /--label: 'a' given twice/],
+    [['serve', '--replica-label', 'bad-name'], /--replica-label: 'bad-name'/],
+    [['serve', '--grpc-address', 'localhost'], /--grpc-address: 'localhost'/],
+    [['serve', '--http-address', '127.0.0.1:70000'], /--http-address: '127.0.0.1:70000'/],
+    [['serve', '--data-dir'], /--data-dir/],
+  ];
+  for (const [args, names] of mistakes) {
+    test(`exits 2 with one line naming the problem: ${args.join(' ')}`, () => {
+      const r = strata(...args);
+      assert.equal(r.status, 2);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, names);
+    });
+  }
+
+  test('serve starts on its flags and stops with status 0 on SIGTERM', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'strata-cli-')), 'data');
+    const child = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--workers', '1',
+      '--label', 'region=eu-west', '--replica-label', 'replica', '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0']);
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+    const deadline = Date.now() + 20_000;
+    while (!stderr.includes('strata started') && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.match(stderr, /"msg":"strata started"/);
+    const started = JSON.parse(stderr.split('\n').find((l) => l.includes('strata started'))!);
+    assert.deepEqual(started.externalLabels, { region: 'eu-west' });
+    assert.equal(started.workers, 1);
+    assert.ok(existsSync(dir), 'the data directory is created');
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  });
+});
