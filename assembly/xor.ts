@@ -3,18 +3,18 @@
 // registers in locals for the whole loop and spill them to a small state
 // struct only at the end of a call, so one call encodes or decodes a batch
 // without touching memory for anything but the samples themselves.
-import { readBits, window64, writeBits, writeBits64 } from './bits';
+import { readBits, window64 } from './bits';
 
 /** A chunk's 16-bit sample count caps it at this many samples. */
 export const MAX_SAMPLES: u32 = 65535;
 /** Worst case for one sample: a 10-byte uvarint plus a 77-bit XOR value (157 bits), rounded up. */
 const MAX_SAMPLE_BYTES: u32 = 20;
-/** Slack kept after the last byte so one unaligned 64-bit store always fits. */
+/** Slack after a chunk: one unaligned 64-bit load or 32-bit store at its last byte always fits. */
 export const SLACK_BYTES: u32 = 8;
 const HEADER_BITS: u32 = 16;
 const NO_WINDOW: u32 = 0xff;
 
-// Appender state layout (bytes). Shared with src/codec/wasm-layout.ts.
+// Appender state layout (bytes). Shared with src/codec/wasm-module.ts.
 const A_POS = 0; //      u32 bits written, header included
 const A_COUNT = 4; //    u32 samples appended
 const A_T = 8; //        i64 last timestamp
@@ -22,23 +22,66 @@ const A_TDELTA = 16; //  i64 last timestamp delta
 const A_V = 24; //       u64 last value bits
 const A_LEADING = 32; // u32 leading zeros of the XOR window, NO_WINDOW before the first
 const A_TRAILING = 36; //u32 trailing zeros of the XOR window
-export const APPENDER_SIZE: u32 = 40;
+const A_PAD_BYTE = 40; //u32 1 when the chunk ends in Prometheus' spare zero byte
+export const APPENDER_SIZE: u32 = 48;
+
+// The appender's bit writer. Pending bits sit left aligned in wAcc (wNb of
+// them, < 32 between calls to put) and leave in whole big-endian 32-bit
+// words at wOut. Keeping them in a register instead of re-reading the
+// buffer avoids a store-to-load forwarding stall on every field.
+let wAcc: u64 = 0;
+let wNb: u32 = 0;
+let wOut: usize = 0;
+
+/** Appends the low `n` (1..32) bits of `v`. */
+// @ts-ignore: decorator
+@inline function put(v: u64, n: u32): void {
+  wAcc |= (v << <u64>(64 - n)) >>> <u64>wNb;
+  wNb += n;
+  if (wNb >= 32) {
+    store<u32>(wOut, bswap<u32>(<u32>(wAcc >>> 32)));
+    wOut += 4;
+    wAcc <<= 32;
+    wNb -= 32;
+  }
+}
+
+/** Appends the low `n` (1..64) bits of `v`. */
+// @ts-ignore: decorator
+@inline function putWide(v: u64, n: u32): void {
+  if (n > 32) {
+    put(v >>> 32, n - 32);
+    put(v, 32);
+  } else {
+    put(v, n);
+  }
+}
+
+function putUvarint(x: u64): void {
+  while (x >= 0x80) {
+    put((x & 0x7f) | 0x80, 8);
+    x >>>= 7;
+  }
+  put(x, 8);
+}
 
 /** Starts an empty chunk in `buf` (at least 2 + SLACK_BYTES bytes). */
 export function appenderInit(state: usize, buf: usize): void {
+  memory.fill(state, 0, APPENDER_SIZE);
   store<u32>(state + A_POS, HEADER_BITS);
-  store<u32>(state + A_COUNT, 0);
-  store<i64>(state + A_T, 0);
-  store<i64>(state + A_TDELTA, 0);
-  store<u64>(state + A_V, 0);
   store<u32>(state + A_LEADING, NO_WINDOW);
-  store<u32>(state + A_TRAILING, 0);
-  store<u16>(buf, 0);
+  store<u32>(buf, 0);
 }
 
-/** Bytes the chunk occupies now (the count header included). */
+/**
+ * Bytes the chunk occupies now: its bits rounded up, plus the spare zero
+ * byte Prometheus' bit stream leaves after a byte-wise write that ends on a
+ * byte boundary (its writeByte always appends a fresh byte). Every chunk of
+ * one sample has it; so does one whose last value's significant bits are a
+ * multiple of 8 and end aligned.
+ */
 export function appenderBytes(state: usize): u32 {
-  return (load<u32>(state + A_POS) + 7) >>> 3;
+  return ((load<u32>(state + A_POS) + 7) >>> 3) + load<u32>(state + A_PAD_BYTE);
 }
 
 /** Samples appended so far. */
@@ -53,50 +96,52 @@ export function appenderCount(state: usize): u32 {
  * how many samples were appended. The count header is updated on return.
  */
 export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, vals: usize, n: u32): u32 {
-  let pos = load<u32>(state + A_POS);
+  const startPos = load<u32>(state + A_POS);
   let count = load<u32>(state + A_COUNT);
   let t = load<i64>(state + A_T);
   let tDelta = load<i64>(state + A_TDELTA);
   let v = load<u64>(state + A_V);
   let leading = load<u32>(state + A_LEADING);
   let trailing = load<u32>(state + A_TRAILING);
+  let padByte = load<u32>(state + A_PAD_BYTE);
+  // Resume the writer on the 32-bit word holding the last partial bits.
+  wOut = buf + <usize>((startPos >>> 5) << 2);
+  wNb = startPos & 31;
+  wAcc = wNb == 0 ? 0 : (<u64>bswap<u32>(load<u32>(wOut)) << 32) & ~(u64.MAX_VALUE >>> <u64>wNb);
+  const limit = buf + <usize>cap - MAX_SAMPLE_BYTES - SLACK_BYTES;
   let i: u32 = 0;
   for (; i < n; i++) {
-    if (count >= MAX_SAMPLES) break;
-    if ((pos >>> 3) + MAX_SAMPLE_BYTES + SLACK_BYTES > cap) break;
+    if (count >= MAX_SAMPLES || wOut > limit) break;
     const st = load<i64>(ts + (<usize>i << 3));
     const sv = load<u64>(vals + (<usize>i << 3));
     if (count == 0) {
-      pos = writeUvarint(buf, pos, <u64>((st << 1) ^ (st >> 63)));
-      writeBits64(buf, pos, sv);
-      pos += 64;
+      putUvarint(<u64>((st << 1) ^ (st >> 63)));
+      put(sv >>> 32, 32);
+      put(sv, 32);
       t = st;
       v = sv;
       count = 1;
+      padByte = 1;
       continue;
     }
     const d = st - t;
     if (count == 1) {
-      pos = writeUvarint(buf, pos, <u64>d);
+      putUvarint(<u64>d);
     } else {
       const dod = d - tDelta;
       // Buckets as Prometheus' bitRange(dod, n): -(2^(n-1)-1) <= dod <= 2^(n-1).
       if (dod == 0) {
-        writeBits(buf, pos, 0, 1);
-        pos += 1;
+        put(0, 1);
       } else if (dod >= -8191 && dod <= 8192) {
-        writeBits(buf, pos, (0b10 << 14) | (<u64>dod & 0x3fff), 16);
-        pos += 16;
+        put((0b10 << 14) | (<u64>dod & 0x3fff), 16);
       } else if (dod >= -65535 && dod <= 65536) {
-        writeBits(buf, pos, (0b110 << 17) | (<u64>dod & 0x1ffff), 20);
-        pos += 20;
+        put((0b110 << 17) | (<u64>dod & 0x1ffff), 20);
       } else if (dod >= -524287 && dod <= 524288) {
-        writeBits(buf, pos, (0b1110 << 20) | (<u64>dod & 0xfffff), 24);
-        pos += 24;
+        put((0b1110 << 20) | (<u64>dod & 0xfffff), 24);
       } else {
-        writeBits(buf, pos, 0b1111, 4);
-        writeBits64(buf, pos + 4, <u64>dod);
-        pos += 68;
+        put(0b1111, 4);
+        put(<u64>dod >>> 32, 32);
+        put(<u64>dod, 32);
       }
     }
     tDelta = d;
@@ -105,57 +150,42 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
     const delta = sv ^ v;
     v = sv;
     count++;
+    padByte = 0;
     if (delta == 0) {
-      writeBits(buf, pos, 0, 1);
-      pos += 1;
+      put(0, 1);
       continue;
     }
     let lz = <u32>clz<u64>(delta);
     const tz = <u32>ctz<u64>(delta);
     // 5 bits hold the leading-zero count: clamp as Prometheus does.
     if (lz >= 32) lz = 31;
+    let sig: u32;
     if (leading != NO_WINDOW && lz >= leading && tz >= trailing) {
-      writeBits(buf, pos, 0b10, 2);
-      pos = writeField(buf, pos + 2, delta >>> <u64>trailing, 64 - leading - trailing);
+      put(0b10, 2);
+      sig = 64 - leading - trailing;
     } else {
       leading = lz;
       trailing = tz;
-      const sig = 64 - lz - tz;
+      sig = 64 - lz - tz;
       // 64 significant bits are written as 0 in the 6-bit field.
-      writeBits(buf, pos, (<u64>0b11 << 11) | (<u64>lz << 6) | <u64>(sig & 63), 13);
-      pos = writeField(buf, pos + 13, delta >>> <u64>tz, sig);
+      put((<u64>0b11 << 11) | (<u64>lz << 6) | <u64>(sig & 63), 13);
     }
+    putWide(delta >>> <u64>trailing, sig);
+    // Go's bstream writes whole bytes with writeByte, which leaves a fresh byte.
+    if ((sig & 7) == 0 && (wNb & 7) == 0) padByte = 1;
   }
-  store<u32>(state + A_POS, pos);
+  // Flush the partial word; its unused bits, and the spare byte, are zero.
+  store<u32>(wOut, bswap<u32>(<u32>(wAcc >>> 32)));
+  store<u32>(state + A_POS, <u32>((wOut - buf) << 3) + wNb);
   store<u32>(state + A_COUNT, count);
   store<i64>(state + A_T, t);
   store<i64>(state + A_TDELTA, tDelta);
   store<u64>(state + A_V, v);
   store<u32>(state + A_LEADING, leading);
   store<u32>(state + A_TRAILING, trailing);
+  store<u32>(state + A_PAD_BYTE, padByte);
   store<u16>(buf, bswap<u16>(<u16>count));
   return i;
-}
-
-// @ts-ignore: decorator
-@inline function writeField(buf: usize, pos: u32, v: u64, n: u32): u32 {
-  if (n <= 57) {
-    writeBits(buf, pos, v, n);
-  } else {
-    writeBits(buf, pos, v >>> 32, n - 32);
-    writeBits(buf, pos + n - 32, v & 0xffffffff, 32);
-  }
-  return pos + n;
-}
-
-function writeUvarint(buf: usize, pos: u32, x: u64): u32 {
-  while (x >= 0x80) {
-    writeBits(buf, pos, (x & 0x7f) | 0x80, 8);
-    pos += 8;
-    x >>>= 7;
-  }
-  writeBits(buf, pos, x, 8);
-  return pos + 8;
 }
 
 // ---------------------------------------------------------------------------
@@ -212,6 +242,17 @@ export function iterIndex(it: usize): u32 {
 /** The iterator's sticky error, 0 when none. */
 export function iterErr(it: usize): i32 {
   return load<i32>(it + I_ERR);
+}
+
+/**
+ * A chunk ends with its last sample's bits, zero padded to a byte, plus at
+ * most one spare zero byte when those bits end on a byte boundary (see
+ * appenderBytes).
+ */
+function endsWell(buf: usize, pos: u32, len: u32): bool {
+  const used = (pos + 7) >>> 3;
+  if (used == len) return true;
+  return used + 1 == len && (pos & 7) == 0 && load<u8>(buf + used) == 0;
 }
 
 /**
@@ -272,36 +313,51 @@ export function iterErr(it: usize): i32 {
         }
         if (err != 0) break;
         tDelta = <i64>x;
+      }
+      // One big-endian window serves the timestamp and, mostly, the value:
+      // `w` holds the next `avail` bits of the stream, left aligned. Reading
+      // fields out of a register beats reloading for each (fewer loads on
+      // the serial chain from one field's position to the next).
+      let w: u64;
+      let avail: u32;
+      if (index == 1) {
+        w = window64(buf, pos);
+        avail = 64 - (pos & 7);
       } else {
         // Delta-of-delta: up to four '1' bits select the bucket.
-        const w = window64(buf, pos);
-        let ones = <u32>clz<u64>(~w);
-        if (ones >= 4) {
-          if (pos + 68 > end) { err = ERR_TRUNCATED; break; }
-          ones = 4;
-          pos += 4;
-          tDelta += <i64>((readBits(buf, pos, 32) << 32) | readBits(buf, pos + 32, 32));
-          pos += 64;
-        } else if (ones == 0) {
-          if (pos + 1 > end) { err = ERR_TRUNCATED; break; }
+        if (pos + 1 > end) { err = ERR_TRUNCATED; break; }
+        w = window64(buf, pos);
+        avail = 64 - (pos & 7);
+        const ones = <u32>clz<u64>(~w);
+        if (ones == 0) {
           pos += 1;
-        } else {
+          w <<= 1;
+          avail -= 1;
+        } else if (ones < 4) {
           // ones 1, 2, 3 -> 14, 17, 20 bits after a prefix of ones + 1 bits.
           const size: u32 = ones == 1 ? 14 : ones == 2 ? 17 : 20;
-          const prefix = ones + 1;
-          if (pos + prefix + size > end) { err = ERR_TRUNCATED; break; }
-          let bits = (w << <u64>prefix) >>> <u64>(64 - size);
+          const used = ones + 1 + size;
+          if (pos + used > end) { err = ERR_TRUNCATED; break; }
+          let bits = (w << <u64>(ones + 1)) >>> <u64>(64 - size);
           // Values above 2^(size-1) are negative (two's complement in `size` bits).
           if (bits > (<u64>1 << <u64>(size - 1))) bits -= <u64>1 << <u64>size;
           tDelta += <i64>bits;
-          pos += prefix + size;
+          pos += used;
+          w <<= <u64>used;
+          avail -= used;
+        } else {
+          if (pos + 68 > end) { err = ERR_TRUNCATED; break; }
+          tDelta += <i64>((readBits(buf, pos + 4, 32) << 32) | readBits(buf, pos + 36, 32));
+          pos += 68;
+          w = window64(buf, pos);
+          avail = 64 - (pos & 7);
         }
       }
       t += tDelta;
 
-      // Value: '0' same; '10' reuse window; '11' new window.
+      // Value: '0' same; '10' reuse the XOR window; '11' new window.
+      // avail >= 33 here, enough for the 13 control bits.
       if (pos + 1 > end) { err = ERR_TRUNCATED; break; }
-      const w = window64(buf, pos);
       if ((w >>> 63) != 0) {
         if (pos + 2 > end) { err = ERR_TRUNCATED; break; }
         if (((w >>> 62) & 1) != 0) {
@@ -312,14 +368,20 @@ export function iterErr(it: usize): i32 {
           if (leading + sig > 64) { err = ERR_BAD_WINDOW; break; }
           trailing = 64 - leading - sig;
           pos += 13;
+          w <<= 13;
+          avail -= 13;
         } else {
           if (leading == NO_WINDOW) { err = ERR_BAD_WINDOW; break; }
           pos += 2;
+          w <<= 2;
+          avail -= 2;
         }
-        const sig = 64 - leading - trailing;
+        const sig: u32 = 64 - leading - trailing;
         if (pos + sig > end) { err = ERR_TRUNCATED; break; }
         let bits: u64;
-        if (sig <= 57) {
+        if (sig <= avail && sig < 64) {
+          bits = w >>> <u64>(64 - sig);
+        } else if (sig <= 57) {
           bits = readBits(buf, pos, sig);
         } else {
           bits = (readBits(buf, pos, sig - 32) << 32) | readBits(buf, pos + sig - 32, 32);
@@ -338,7 +400,7 @@ export function iterErr(it: usize): i32 {
     index++;
     if (seek && t >= target) break;
   }
-  if (err == 0 && index == count && ((pos + 7) >>> 3) != len) err = ERR_TRAILING;
+  if (err == 0 && index == count && !endsWell(buf, pos, len)) err = ERR_TRAILING;
   store<u32>(it + I_POS, pos);
   store<u32>(it + I_INDEX, index);
   store<i32>(it + I_ERR, err);

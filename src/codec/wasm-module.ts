@@ -18,7 +18,7 @@ export interface StrataWasm {
 }
 
 /** Sizes fixed by assembly/xor.ts. */
-export const APPENDER_SIZE = 40;
+export const APPENDER_SIZE = 48;
 export const ITERATOR_SIZE = 48;
 /** Readable slack the module needs after every chunk buffer. */
 export const SLACK_BYTES = 8;

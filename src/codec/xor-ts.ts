@@ -58,6 +58,8 @@ class TsXorAppender {
   private vLo = 0;
   private leading = NO_WINDOW;
   private trailing = 0;
+  /** Prometheus' spare zero byte after a byte-wise write that ends aligned (see assembly/xor.ts). */
+  private padByte = false;
 
   constructor() {
     this.w.write(0, 16);
@@ -69,6 +71,7 @@ class TsXorAppender {
     if (this.count === 0) {
       writeUvarint(w, t >= 0 ? BigInt(t) * 2n : BigInt(-t) * 2n - 1n);
       write64(w, hi, lo);
+      this.padByte = true;
     } else {
       const d = t - this.t;
       if (this.count === 1) {
@@ -98,6 +101,7 @@ class TsXorAppender {
     const w = this.w;
     const dHi = (hi ^ this.vHi) >>> 0;
     const dLo = (lo ^ this.vLo) >>> 0;
+    this.padByte = false;
     if (dHi === 0 && dLo === 0) {
       w.write(0, 1);
       return;
@@ -126,9 +130,11 @@ class TsXorAppender {
     else if (shift > 0) { sLo = ((dLo >>> shift) | (dHi << (32 - shift))) >>> 0; sHi = dHi >>> shift; }
     if (sig > 32) { w.write(sHi, sig - 32); w.write(sLo, 32); }
     else w.write(sLo, sig);
+    this.padByte = sig % 8 === 0 && w.pos % 8 === 0;
   }
 
   bytes(): Uint8Array {
+    if (this.padByte) this.w.write(0, 8);
     const out = this.w.finish();
     out[0] = this.count >>> 8;
     out[1] = this.count & 0xff;
@@ -236,7 +242,9 @@ export class TsXorCodec implements XorCodec {
       vs[2 * i] = vLo;
       vs[2 * i + 1] = vHi;
     }
-    if (((r.pos + 7) >>> 3) !== chunk.length) throw decodeError('trailing-bytes', n);
+    const used = (r.pos + 7) >>> 3;
+    const spareZero = used + 1 === chunk.length && r.pos % 8 === 0 && chunk[used] === 0;
+    if (used !== chunk.length && !spareZero) throw decodeError('trailing-bytes', n);
     return { timestamps, values };
   }
 }

@@ -5,8 +5,10 @@ import { codecs } from '../../src/codec/index.js';
 import { sameBytes } from '../support/series.js';
 
 const cases: Array<{ name: string; ts: bigint[]; vs: number[]; hex: string }> = [
-  { name: 'one sample at 0', ts: [0n], vs: [0], hex: '0001' + '00' + '0000000000000000' },
-  { name: 'one sample at -1 (zigzag varint)', ts: [-1n], vs: [1], hex: '0001' + '01' + '3ff0000000000000' },
+  // Go's bstream.writeByte always leaves a fresh byte: a chunk of one sample
+  // (all written byte-wise) ends with a spare zero byte.
+  { name: 'one sample at 0', ts: [0n], vs: [0], hex: '0001' + '00' + '0000000000000000' + '00' },
+  { name: 'one sample at -1 (zigzag varint)', ts: [-1n], vs: [1], hex: '0001' + '01' + '3ff0000000000000' + '00' },
   {
     name: 'second sample: uvarint delta, equal value',
     ts: [1000n, 2000n], vs: [1, 1],
