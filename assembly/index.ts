@@ -3,7 +3,7 @@
 export {
   MAX_SAMPLES, SLACK_BYTES, APPENDER_SIZE, ITERATOR_SIZE,
   appenderInit, appenderBytes, appenderCount, appendSamples,
-  iterInit, iterNext, iterSeek, iterT, iterIndex, iterErr, decodeChunk,
+  iterInit, iterBatch, iterSeek, iterT, iterIndex, iterErr, decodeChunk,
 } from './xor';
 
 /** Allocates `size` bytes of this module's memory, 16-byte aligned. */

@@ -427,9 +427,12 @@ export function decodeChunk(it: usize, buf: usize, len: u32, tsOut: usize, valOu
   return run(it, buf, len, tsOut, valOut, <u32>count, 0, false, true);
 }
 
-/** Advances to the next sample: 1 when there is one, 0 at the end, or an error. */
-export function iterNext(it: usize, buf: usize, len: u32, tsOut: usize, valOut: usize): i32 {
-  return run(it, buf, len, tsOut, valOut, 1, 0, false, true);
+/**
+ * Decodes the next samples, up to `max`, into `tsOut`/`valOut`: returns how
+ * many (0 at the end of the chunk) or an error.
+ */
+export function iterBatch(it: usize, buf: usize, len: u32, tsOut: usize, valOut: usize, max: u32): i32 {
+  return run(it, buf, len, tsOut, valOut, max, 0, false, true);
 }
 
 /**

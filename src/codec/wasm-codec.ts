@@ -30,12 +30,14 @@ export class WasmXorCodec implements XorCodec {
   private readonly input: WasmBlock;
   private readonly tsBlock: WasmBlock;
   private readonly valBlock: WasmBlock;
+  private readonly output: WasmBlock;
 
   constructor(readonly wasm: StrataWasm = instantiateStrataWasm()) {
     this.mem = new WasmMemory(wasm);
     this.input = new WasmBlock(wasm);
     this.tsBlock = new WasmBlock(wasm);
     this.valBlock = new WasmBlock(wasm);
+    this.output = new WasmBlock(wasm);
     this.state = wasm.alloc(Math.max(APPENDER_SIZE, ITERATOR_SIZE));
   }
 
@@ -70,13 +72,28 @@ export class WasmXorCodec implements XorCodec {
     const n = chunkSampleCount(chunk);
     const max = Math.min(timestamps.length, values.length);
     const buf = this.input.ensure(chunk.length + SLACK_BYTES);
-    const ts = this.tsBlock.ensure(n * 8);
-    const vals = this.valBlock.ensure(n * 8);
+    const out = this.output.ensure(n * 16);
     this.mem.u8().set(chunk, buf);
-    const got = this.wasm.decodeChunk(this.state, buf, chunk.length, ts, vals, max);
+    const got = this.wasm.decodeChunk(this.state, buf, chunk.length, out, out + n * 8, max);
     if (got < 0) throw wasmDecodeError(got, this.wasm.iterIndex(this.state));
-    copyOut(this.mem, ts, timestamps.subarray(0, got));
-    copyOut(this.mem, vals, values.subarray(0, got));
+    // Same-type set() is a memcpy: value bits, NaN payloads included, stay as they are.
+    this.outputViews(out, n, got);
+    timestamps.set(this.outTs);
+    values.set(this.outVals);
     return got;
   }
+
+  /** Views of the decode output, rebuilt only when the place, count or memory changed. */
+  private outputViews(ptr: number, n: number, got: number): void {
+    const buffer = this.mem.u8().buffer;
+    if (this.outTs.buffer !== buffer || this.outTs.byteOffset !== ptr || this.outTs.length !== got || this.outN !== n) {
+      this.outTs = new BigInt64Array(buffer, ptr, got);
+      this.outVals = new Float64Array(buffer, ptr + n * 8, got);
+      this.outN = n;
+    }
+  }
+
+  private outTs: BigInt64Array<ArrayBufferLike> = new BigInt64Array(0);
+  private outVals: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  private outN = 0;
 }

@@ -2,11 +2,11 @@ import type { StrataWasm } from './wasm-module.js';
 
 /**
  * Views over a module's memory. Growing the memory detaches earlier views,
- * so every access goes through `u8()`/`i32()`, which rebuild them when the
- * buffer changed.
+ * so every access goes through `u8()`/`i32()`, which rebuild them then.
+ * A detached view has length 0, which is cheaper to test than fetching
+ * `memory.buffer` on every call.
  */
 export class WasmMemory {
-  private buffer: ArrayBuffer | undefined;
   private u8View = new Uint8Array(0);
   private i32View = new Int32Array(0);
 
@@ -22,12 +22,19 @@ export class WasmMemory {
     return this.i32View;
   }
 
+  f64(): Float64Array {
+    this.refresh();
+    return this.f64View;
+  }
+
+  private f64View = new Float64Array(0);
+
   private refresh(): void {
-    const buffer = this.wasm.memory.buffer;
-    if (buffer !== this.buffer) {
-      this.buffer = buffer;
+    if (this.u8View.length === 0) {
+      const buffer = this.wasm.memory.buffer;
       this.u8View = new Uint8Array(buffer);
       this.i32View = new Int32Array(buffer);
+      this.f64View = new Float64Array(buffer);
     }
   }
 }

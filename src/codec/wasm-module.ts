@@ -10,7 +10,7 @@ export interface StrataWasm {
   appenderCount(state: number): number;
   appendSamples(state: number, buf: number, cap: number, ts: number, vals: number, n: number): number;
   iterInit(it: number, buf: number, len: number): number;
-  iterNext(it: number, buf: number, len: number, tsOut: number, valOut: number): number;
+  iterBatch(it: number, buf: number, len: number, tsOut: number, valOut: number, max: number): number;
   iterSeek(it: number, buf: number, len: number, target: bigint, tsOut: number, valOut: number): number;
   iterIndex(it: number): number;
   iterErr(it: number): number;
