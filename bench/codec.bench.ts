@@ -23,7 +23,7 @@ for (const pattern of ['counter', 'gauge', 'constant'] as Pattern[]) {
   const series = Array.from({ length: SERIES }, (_, i) => scrapeSeries(pattern, SAMPLES_PER_CHUNK, i + 1));
   const chunks = series.map((s) => wasm.encode(s.timestamps, s.values));
   const bytes = chunks.reduce((n, c) => n + c.length, 0);
-  const bench = new Bench({ time: TIME_MS, warmupTime: 300 });
+  const bench = new Bench({ time: TIME_MS, warmupTime: 1000 });
   bench
     .add('append wasm', () => { for (const s of series) sink += wasm.encode(s.timestamps, s.values).length; })
     .add('append ts', () => { for (const s of series) sink += ts.encode(s.timestamps, s.values).length; })
