@@ -244,6 +244,28 @@ export function iterErr(it: usize): i32 {
   return load<i32>(it + I_ERR);
 }
 
+// Where readUvarint stopped, and why (0 when it did not fail).
+let varintEnd: u32 = 0;
+let varintErr: i32 = 0;
+
+/** Reads a uvarint of at most 64 bits at bit `pos`; sets varintEnd and varintErr. */
+function readUvarint(buf: usize, pos: u32, end: u32): u64 {
+  let x: u64 = 0;
+  let shift: u64 = 0;
+  varintErr = 0;
+  for (;;) {
+    if (pos + 8 > end) { varintErr = ERR_TRUNCATED; break; }
+    const b = readBits(buf, pos, 8);
+    pos += 8;
+    if (shift == 63 && b > 1) { varintErr = ERR_BAD_VARINT; break; }
+    x |= (b & 0x7f) << shift;
+    if (b < 0x80) break;
+    shift += 7;
+  }
+  varintEnd = pos;
+  return x;
+}
+
 /**
  * A chunk ends with its last sample's bits, zero padded to a byte, plus at
  * most one spare zero byte when those bits end on a byte boundary (see
@@ -282,36 +304,20 @@ function endsWell(buf: usize, pos: u32, len: u32): bool {
   while (produced < max && index < count) {
     if (index == 0) {
       // Signed varint timestamp, then 64 raw value bits.
-      let x: u64 = 0;
-      let shift: u64 = 0;
-      for (;;) {
-        if (pos + 8 > end) { err = ERR_TRUNCATED; break; }
-        const b = readBits(buf, pos, 8);
-        pos += 8;
-        if (shift == 63 && b > 1) { err = ERR_BAD_VARINT; break; }
-        x |= (b & 0x7f) << shift;
-        if (b < 0x80) break;
-        shift += 7;
-      }
+      const x = readUvarint(buf, pos, end);
+      err = varintErr;
       if (err != 0) break;
+      pos = varintEnd;
       t = <i64>(x >>> 1) ^ -<i64>(x & 1);
       if (pos + 64 > end) { err = ERR_TRUNCATED; break; }
       v = (readBits(buf, pos, 32) << 32) | readBits(buf, pos + 32, 32);
       pos += 64;
     } else {
       if (index == 1) {
-        let x: u64 = 0;
-        let shift: u64 = 0;
-        for (;;) {
-          if (pos + 8 > end) { err = ERR_TRUNCATED; break; }
-          const b = readBits(buf, pos, 8);
-          pos += 8;
-          if (shift == 63 && b > 1) { err = ERR_BAD_VARINT; break; }
-          x |= (b & 0x7f) << shift;
-          if (b < 0x80) break;
-          shift += 7;
-        }
+        const x = readUvarint(buf, pos, end);
+        err = varintErr;
         if (err != 0) break;
+        pos = varintEnd;
         tDelta = <i64>x;
       }
       // One big-endian window serves the timestamp and, mostly, the value:
