@@ -15,3 +15,15 @@ export function alloc(size: usize): usize {
 export function free(ptr: usize): void {
   heap.free(ptr);
 }
+export { xxh64, hashEntries } from './xxhash';
+export {
+  SLOT_SIZE, ENTRY_SIZE, CUT_SIZE,
+  headInit, headStatsReset, headStat, headFirstEntry, headFirstT, headBatchMinT, headBatchMaxT,
+  headWalPtr, headWalLen, headWalReset, headCutsPtr, headCutsCount, headCutsRelease,
+  headMissingPtr, headMissingCount, headSeriesCount, headSlot, headFind, headNewSeries, headDropSeries,
+  headAppend, headReplay, headCutOpen, headDropOpen,
+} from './head';
+export {
+  OUT_SLACK, DICT_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
+  intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract, matchValues,
+} from './matcher';

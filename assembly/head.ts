@@ -1,0 +1,458 @@
+// The head's write path: series lookup by label hash, Prometheus' sample
+// rules and chunk cutting, XOR append, and the WAL payload of what was
+// accepted, all in one call per batch. The host keeps labels, postings and
+// chunk files; this module keeps every open chunk and the series' append
+// state, so a batch crosses into WebAssembly once, not once per sample.
+import { appendSamples, appenderBytes, appenderCount, appenderInit, SLACK_BYTES } from './xor';
+
+// Series slot: the 48-byte XOR appender state, then the series' own fields.
+// Mirrored in src/head/head-layout.ts.
+const A_T: usize = 8; //        i64 last timestamp of the open chunk (appender state)
+const S_BUF: usize = 48; //     u32 open chunk buffer, 0 when there is none
+const S_CAP: usize = 52; //     u32 its capacity
+const S_MINT: usize = 56; //    i64 open chunk's first timestamp
+const S_NEXTAT: usize = 64; //  i64 cut the chunk at a sample at or past this time
+const S_MAXT: usize = 72; //    i64 newest timestamp of the series
+const S_LASTV: usize = 80; //   u64 bits of the newest value
+const S_ID: usize = 88; //      u32 series id
+const S_FLAGS: usize = 92; //   u32 F_* bits
+const S_WALSEG: usize = 96; //  u32 WAL segment holding the open chunk's first sample
+const S_LABELS: usize = 100; // u32 canonical label bytes (name 0xFF value 0xFF ...)
+const S_LABELS_LEN: usize = 104;
+const S_HASH: usize = 112; //   u64 xxh64 of the label bytes
+export const SLOT_SIZE: u32 = 128;
+const F_HAS_DATA: u32 = 1;
+
+// Batch entry: one series' run of samples. Mirrored in src/head/append-batch.ts.
+const E_HASH: usize = 0; //       u64 xxh64 of the label bytes
+const E_REF: usize = 8; //        u32 series id + 1, or 0 to look the series up by labels
+const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's label area
+const E_LABELS_LEN: usize = 16; // u32
+const E_START: usize = 20; //     u32 first sample index
+const E_COUNT: usize = 24; //     u32 samples
+export const ENTRY_SIZE: u32 = 32;
+
+// Cut chunk record handed to the host. Mirrored in src/head/head-layout.ts.
+const C_ID: usize = 0; //     u32 series id
+const C_LEN: usize = 4; //    u32 chunk bytes
+const C_MINT: usize = 8; //   i64
+const C_MAXT: usize = 16; //  i64
+const C_BUF: usize = 24; //   u32 chunk buffer, freed by headCutsRelease
+const C_COUNT: usize = 28; // u32 samples
+export const CUT_SIZE: u32 = 32;
+
+// Statistics of the calls since headStatsReset, by index.
+export const STAT_APPENDED: u32 = 0;
+export const STAT_IGNORED: u32 = 1; // same timestamp and value as the newest: accepted, not stored again
+export const STAT_OUT_OF_ORDER: u32 = 2;
+export const STAT_CONFLICT: u32 = 3; // same timestamp as the newest, another value
+export const STAT_TOO_OLD: u32 = 4;
+export const STAT_MISSING: u32 = 5; // entries whose series does not exist yet
+const STATS: u32 = 6;
+
+const MAX_SAMPLE_BYTES: u32 = 20;
+const FIRST_CHUNK_BYTES: u32 = 64;
+const MAX_HINT_BYTES: u32 = 4096;
+
+let chunkRange: i64 = 7200000;
+let samplesPerChunk: u32 = 120;
+
+const stats = new StaticArray<u32>(STATS);
+/** Per rejection reason: index of the first entry and timestamp rejected. */
+const firstEntry = new StaticArray<u32>(STATS);
+const firstT = new StaticArray<i64>(STATS);
+let batchMinT: i64 = i64.MAX_VALUE;
+let batchMaxT: i64 = i64.MIN_VALUE;
+
+// Series by id (u32 slot pointers) and by hash (open addressing, linear
+// probing: entries of u32 hash tag + u32 slot; 0 slot = empty).
+let idSlots: usize = 0;
+let idCap: u32 = 0;
+let table: usize = 0;
+let tableCap: u32 = 0;
+let tableCount: u32 = 0;
+
+// Outputs of the last calls: the WAL payload, cut chunks, missing entries.
+let walOut: usize = 0;
+let walCap: u32 = 0;
+let walLen: u32 = 0;
+let cuts: usize = 0;
+let cutsCap: u32 = 0;
+let cutsCount: u32 = 0;
+let missing: usize = 0;
+let missingCap: u32 = 0;
+let missingCount: u32 = 0;
+
+/** Sets the chunk range (ms, Prometheus' 2h block range by default) and the target samples per chunk. */
+export function headInit(range: i64, perChunk: u32): void {
+  chunkRange = range;
+  samplesPerChunk = perChunk;
+  if (table == 0) {
+    tableCap = 1024;
+    table = heap.alloc(<usize>tableCap << 3);
+    memory.fill(table, 0, <usize>tableCap << 3);
+  }
+  headStatsReset();
+}
+
+export function headStatsReset(): void {
+  for (let i: u32 = 0; i < STATS; i++) {
+    stats[i] = 0;
+    firstEntry[i] = u32.MAX_VALUE;
+    firstT[i] = 0;
+  }
+  batchMinT = i64.MAX_VALUE;
+  batchMaxT = i64.MIN_VALUE;
+}
+
+export function headStat(i: u32): u32 { return stats[i]; }
+export function headFirstEntry(i: u32): u32 { return firstEntry[i]; }
+export function headFirstT(i: u32): i64 { return firstT[i]; }
+export function headBatchMinT(): i64 { return batchMinT; }
+export function headBatchMaxT(): i64 { return batchMaxT; }
+export function headWalPtr(): usize { return walOut; }
+export function headWalLen(): u32 { return walLen; }
+export function headWalReset(): void { walLen = 0; }
+export function headCutsPtr(): usize { return cuts; }
+export function headCutsCount(): u32 { return cutsCount; }
+export function headMissingPtr(): usize { return missing; }
+export function headMissingCount(): u32 { return missingCount; }
+export function headSeriesCount(): u32 { return tableCount; }
+
+/** Frees the buffers of the cut chunks the host has copied and empties the list. */
+export function headCutsRelease(): void {
+  for (let i: u32 = 0; i < cutsCount; i++) heap.free(<usize>load<u32>(cuts + <usize>i * CUT_SIZE + C_BUF));
+  cutsCount = 0;
+}
+
+/** The slot of series `id`, 0 when there is none. */
+export function headSlot(id: u32): usize {
+  return id < idCap ? <usize>load<u32>(idSlots + (<usize>id << 2)) : 0;
+}
+
+/** The slot of the series with these label bytes, 0 when there is none. */
+export function headFind(hash: u64, labels: usize, len: u32): usize {
+  const mask = tableCap - 1;
+  const tag = <u32>(hash >>> 32);
+  let i = <u32>hash & mask;
+  while (true) {
+    const e = table + (<usize>i << 3);
+    const s = <usize>load<u32>(e, 4);
+    if (s == 0) return 0;
+    if (load<u32>(e) == tag && load<u64>(s + S_HASH) == hash && load<u32>(s + S_LABELS_LEN) == len
+      && memory.compare(<usize>load<u32>(s + S_LABELS), labels, len) == 0) return s;
+    i = (i + 1) & mask;
+  }
+}
+
+/**
+ * Creates series `id` (not existing yet; ids need not be dense but each
+ * costs 4 bytes up to the highest) with a copy of its label bytes.
+ */
+export function headNewSeries(id: u32, labels: usize, len: u32, hash: u64): usize {
+  const s = heap.alloc(SLOT_SIZE);
+  memory.fill(s, 0, SLOT_SIZE);
+  const copy = heap.alloc(<usize>max<u32>(len, 1));
+  memory.copy(copy, labels, len);
+  store<u32>(s + S_ID, id);
+  store<u32>(s + S_LABELS, <u32>copy);
+  store<u32>(s + S_LABELS_LEN, len);
+  store<u64>(s + S_HASH, hash);
+  if (id >= idCap) {
+    let cap = max<u32>(idCap << 1, 1024);
+    while (cap <= id) cap <<= 1;
+    idSlots = grow(idSlots, <usize>cap << 2);
+    memory.fill(idSlots + (<usize>idCap << 2), 0, <usize>(cap - idCap) << 2);
+    idCap = cap;
+  }
+  store<u32>(idSlots + (<usize>id << 2), <u32>s);
+  if ((tableCount + 1) << 1 > tableCap) growTable();
+  tableInsert(s, hash);
+  tableCount++;
+  return s;
+}
+
+/** Removes series `id`: its open chunk, label bytes and slot are freed. */
+export function headDropSeries(id: u32): void {
+  const s = headSlot(id);
+  if (s == 0) return;
+  tableDelete(s);
+  tableCount--;
+  store<u32>(idSlots + (<usize>id << 2), 0);
+  const buf = <usize>load<u32>(s + S_BUF);
+  if (buf != 0) heap.free(buf);
+  heap.free(<usize>load<u32>(s + S_LABELS));
+  heap.free(s);
+}
+
+/**
+ * Appends a batch: `n` entries at `entries` (ENTRY_SIZE each), label bytes
+ * at `labels`, timestamps (i64) and value bits (u64) at `ts`/`vals`.
+ * With `list` != 0 only the `listLen` entry indices at `list` are done.
+ * Samples older than `minValidT` are too old. An entry whose series does
+ * not exist is listed in the missing list and skipped. With `wantWal`
+ * accepted samples are appended to the WAL payload as groups:
+ * [id u32][count u32][count × i64 timestamps][count × u64 values].
+ * Returns the number of missing entries.
+ */
+export function headAppend(entries: usize, n: u32, list: usize, listLen: u32, labels: usize, ts: usize, vals: usize,
+  minValidT: i64, walSeg: u32, wantWal: bool): u32 {
+  missingCount = 0;
+  const total = list != 0 ? listLen : n;
+  for (let j: u32 = 0; j < total; j++) {
+    const idx = list != 0 ? load<u32>(list + (<usize>j << 2)) : j;
+    const e = entries + <usize>idx * ENTRY_SIZE;
+    const ref = load<u32>(e + E_REF);
+    let s: usize;
+    if (ref != 0) {
+      s = headSlot(ref - 1);
+    } else {
+      s = headFind(load<u64>(e + E_HASH), labels + <usize>load<u32>(e + E_LABELS_OFF), load<u32>(e + E_LABELS_LEN));
+    }
+    const start = <usize>load<u32>(e + E_START);
+    const count = load<u32>(e + E_COUNT);
+    if (s == 0) {
+      if (ref == 0) {
+        pushMissing(idx);
+        stats[STAT_MISSING]++;
+      }
+      continue;
+    }
+    appendRun(s, ts + (start << 3), vals + (start << 3), count, minValidT, walSeg, idx, wantWal);
+  }
+  return missingCount;
+}
+
+/**
+ * Replays a WAL samples payload (groups as headAppend writes them) without
+ * rejecting: samples at or before a series' newest are skipped, which is how
+ * replay skips what the chunk files already hold. Groups of series that no
+ * longer exist are skipped. Returns 0, or -1 if the payload is malformed.
+ */
+export function headReplay(rec: usize, len: u32, walSeg: u32): i32 {
+  let p = rec;
+  const end = rec + <usize>len;
+  while (p < end) {
+    if (p + 8 > end) return -1;
+    const id = load<u32>(p);
+    const count = load<u32>(p, 4);
+    const bytes = <usize>count << 4;
+    if (<u64>(end - p - 8) < <u64>bytes) return -1;
+    const s = headSlot(id);
+    if (s != 0) appendRun(s, p + 8, p + 8 + (<usize>count << 3), count, i64.MIN_VALUE, walSeg, 0, false);
+    p += 8 + bytes;
+  }
+  return 0;
+}
+
+/** Cuts the open chunk of series `id` (if it has one) into the cut list. Returns 1 if it did. */
+export function headCutOpen(id: u32): u32 {
+  const s = headSlot(id);
+  if (s == 0 || load<u32>(s + S_BUF) == 0) return 0;
+  cut(s);
+  return 1;
+}
+
+/** Drops the open chunk of series `id` without handing it over (retention). */
+export function headDropOpen(id: u32): void {
+  const s = headSlot(id);
+  if (s == 0) return;
+  const buf = <usize>load<u32>(s + S_BUF);
+  if (buf != 0) heap.free(buf);
+  store<u32>(s + S_BUF, 0);
+  store<u32>(s + S_CAP, 0);
+}
+
+function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64, walSeg: u32, entry: u32, wantWal: bool): void {
+  let hasData = (load<u32>(s + S_FLAGS) & F_HAS_DATA) != 0;
+  let maxT = load<i64>(s + S_MAXT);
+  let lastV = load<u64>(s + S_LASTV);
+  // The group is written as if every sample were accepted; a short group's
+  // values are moved down once at the end.
+  let group: usize = 0;
+  if (wantWal) {
+    ensureWal(8 + (count << 4));
+    group = walOut + <usize>walLen;
+  }
+  let accepted: u32 = 0;
+  for (let k: u32 = 0; k < count; k++) {
+    const t = load<i64>(ts + (<usize>k << 3));
+    const v = load<u64>(vals + (<usize>k << 3));
+    if (t < minValidT) {
+      reject(STAT_TOO_OLD, entry, t);
+      continue;
+    }
+    if (hasData && t <= maxT) {
+      if (t < maxT) reject(STAT_OUT_OF_ORDER, entry, t);
+      else if (v != lastV) reject(STAT_CONFLICT, entry, t);
+      else stats[STAT_IGNORED]++;
+      continue;
+    }
+    let buf = <usize>load<u32>(s + S_BUF);
+    if (buf == 0) {
+      buf = openChunk(s, t, FIRST_CHUNK_BYTES, walSeg);
+    } else {
+      const n = appenderCount(s);
+      // Prometheus' cut rule: at a quarter of the target, predict an end
+      // time that spreads the rest of the chunk range over equal chunks;
+      // cut at that time, or at twice the target if the rate went up.
+      if (n == samplesPerChunk >>> 2) {
+        store<i64>(s + S_NEXTAT, chunkEndTime(load<i64>(s + S_MINT), load<i64>(s + A_T), load<i64>(s + S_NEXTAT)));
+      }
+      if (t >= load<i64>(s + S_NEXTAT) || n >= samplesPerChunk << 1) {
+        const hint = appenderBytes(s);
+        cut(s);
+        buf = openChunk(s, t, hint, walSeg);
+      }
+    }
+    let cap = load<u32>(s + S_CAP);
+    const need = appenderBytes(s) + MAX_SAMPLE_BYTES + SLACK_BYTES;
+    if (need > cap) {
+      cap = max<u32>(cap << 1, need);
+      buf = heap.realloc(buf, cap);
+      store<u32>(s + S_BUF, <u32>buf);
+      store<u32>(s + S_CAP, cap);
+    }
+    appendSamples(s, buf, cap, ts + (<usize>k << 3), vals + (<usize>k << 3), 1);
+    hasData = true;
+    maxT = t;
+    lastV = v;
+    if (t < batchMinT) batchMinT = t;
+    if (t > batchMaxT) batchMaxT = t;
+    if (wantWal) {
+      store<i64>(group + 8 + (<usize>accepted << 3), t);
+      store<u64>(group + 8 + (<usize>(count + accepted) << 3), v);
+    }
+    accepted++;
+  }
+  stats[STAT_APPENDED] += accepted;
+  store<u32>(s + S_FLAGS, hasData ? F_HAS_DATA : 0);
+  store<i64>(s + S_MAXT, maxT);
+  store<u64>(s + S_LASTV, lastV);
+  if (wantWal && accepted > 0) {
+    store<u32>(group, load<u32>(s + S_ID));
+    store<u32>(group, accepted, 4);
+    if (accepted < count) {
+      memory.copy(group + 8 + (<usize>accepted << 3), group + 8 + (<usize>count << 3), <usize>accepted << 3);
+    }
+    walLen += 8 + (accepted << 4);
+  }
+}
+
+function reject(reason: u32, entry: u32, t: i64): void {
+  if (stats[reason] == 0) {
+    firstEntry[reason] = entry;
+    firstT[reason] = t;
+  }
+  stats[reason]++;
+}
+
+/** Go's integer division truncates toward zero, and so does this. */
+function rangeEnd(t: i64): i64 {
+  return (t / chunkRange) * chunkRange + chunkRange;
+}
+
+/** Prometheus' computeChunkEndTime: the chunk is assumed a quarter full at `cur`. */
+function chunkEndTime(start: i64, cur: i64, maxT: i64): i64 {
+  const n = (maxT - start) / ((cur - start + 1) * 4);
+  if (n <= 1) return maxT;
+  return start + (maxT - start) / n;
+}
+
+function openChunk(s: usize, t: i64, hint: u32, walSeg: u32): usize {
+  let cap = FIRST_CHUNK_BYTES;
+  const want = min<u32>(hint + MAX_SAMPLE_BYTES + SLACK_BYTES, MAX_HINT_BYTES);
+  while (cap < want) cap <<= 1;
+  const buf = heap.alloc(cap);
+  appenderInit(s, buf);
+  store<u32>(s + S_BUF, <u32>buf);
+  store<u32>(s + S_CAP, cap);
+  store<i64>(s + S_MINT, t);
+  store<i64>(s + S_NEXTAT, rangeEnd(t));
+  store<u32>(s + S_WALSEG, walSeg);
+  return buf;
+}
+
+function cut(s: usize): void {
+  if (cutsCount == cutsCap) {
+    cutsCap = max<u32>(cutsCap << 1, 256);
+    cuts = grow(cuts, <usize>cutsCap * CUT_SIZE);
+  }
+  const c = cuts + <usize>cutsCount * CUT_SIZE;
+  store<u32>(c + C_ID, load<u32>(s + S_ID));
+  store<u32>(c + C_LEN, appenderBytes(s));
+  store<i64>(c + C_MINT, load<i64>(s + S_MINT));
+  store<i64>(c + C_MAXT, load<i64>(s + A_T));
+  store<u32>(c + C_BUF, load<u32>(s + S_BUF));
+  store<u32>(c + C_COUNT, appenderCount(s));
+  cutsCount++;
+  store<u32>(s + S_BUF, 0);
+  store<u32>(s + S_CAP, 0);
+}
+
+function pushMissing(idx: u32): void {
+  if (missingCount == missingCap) {
+    missingCap = max<u32>(missingCap << 1, 256);
+    missing = grow(missing, <usize>missingCap << 2);
+  }
+  store<u32>(missing + (<usize>missingCount << 2), idx);
+  missingCount++;
+}
+
+function ensureWal(extra: u32): void {
+  const need = walLen + extra;
+  if (need <= walCap) return;
+  let cap = max<u32>(walCap << 1, 65536);
+  while (cap < need) cap <<= 1;
+  walOut = grow(walOut, cap);
+  walCap = cap;
+}
+
+/** heap.realloc, which needs a block: null allocates. */
+function grow(ptr: usize, size: usize): usize {
+  return ptr == 0 ? heap.alloc(size) : heap.realloc(ptr, size);
+}
+
+function tableInsert(s: usize, hash: u64): void {
+  const mask = tableCap - 1;
+  let i = <u32>hash & mask;
+  while (load<u32>(table + (<usize>i << 3), 4) != 0) i = (i + 1) & mask;
+  const e = table + (<usize>i << 3);
+  store<u32>(e, <u32>(hash >>> 32));
+  store<u32>(e, <u32>s, 4);
+}
+
+function growTable(): void {
+  const old = table;
+  const oldCap = tableCap;
+  tableCap = oldCap << 1;
+  table = heap.alloc(<usize>tableCap << 3);
+  memory.fill(table, 0, <usize>tableCap << 3);
+  for (let i: u32 = 0; i < oldCap; i++) {
+    const s = <usize>load<u32>(old + (<usize>i << 3), 4);
+    if (s != 0) tableInsert(s, load<u64>(s + S_HASH));
+  }
+  heap.free(old);
+}
+
+/** Linear probing deletion by backward shift: no tombstones, probes stay short. */
+function tableDelete(s: usize): void {
+  const mask = tableCap - 1;
+  let i = <u32>load<u64>(s + S_HASH) & mask;
+  while (<usize>load<u32>(table + (<usize>i << 3), 4) != s) i = (i + 1) & mask;
+  let hole = i;
+  let j = (i + 1) & mask;
+  while (true) {
+    const js = <usize>load<u32>(table + (<usize>j << 3), 4);
+    if (js == 0) break;
+    const home = <u32>load<u64>(js + S_HASH) & mask;
+    // Move j into the hole unless its home lies cyclically in (hole, j].
+    const between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!between) {
+      store<u64>(table + (<usize>hole << 3), load<u64>(table + (<usize>j << 3)));
+      hole = j;
+    }
+    j = (j + 1) & mask;
+  }
+  store<u64>(table + (<usize>hole << 3), 0);
+}

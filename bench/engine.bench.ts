@@ -1,0 +1,147 @@
+// npm run bench:engine — the storage engine in process: ingestion of 100k
+// series x 120 samples (samples/s, event-loop delay p99 while ingesting),
+// memory per active series, and query latency (selective matcher, regex over
+// 100k values, a 10k-series range read in chunks/s).
+//
+// Batches are built before the clock starts, as the pool's parser hands
+// them over (label hashes included), 2000 series per batch, one sample per
+// series per batch: a remote-write shaped load. Only Db.append is timed.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Bench } from 'tinybench';
+import { Db } from '../src/db/db.js';
+import { AppendBatchBuilder, viewAppendBatch } from '../src/head/append-batch.js';
+import { instantiateHeadWasm } from '../src/head/head-wasm.js';
+import { MatchType } from '../src/index/types.js';
+import type { LabelMatcher } from '../src/index/types.js';
+
+const SERIES = Number(process.env.BENCH_SERIES ?? 100_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 120);
+const PER_BATCH = 2000;
+const METRICS = 100;
+const GROUPS = 10;
+const START = 1_700_000_000_000;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function labelsOf(i: number): string[] {
+  return [
+    '__name__', `node_metric_${i % METRICS}`,
+    'group', `g${i % GROUPS}`,
+    'instance', `host-${Math.floor(i / METRICS)}:9100`,
+    'job', 'node',
+    'series_id', String(i).padStart(6, '0'),
+  ];
+}
+
+// One template per batch: entries, hashes and labels fixed; the sample
+// columns are rewritten each round.
+const builderWasm = instantiateHeadWasm();
+const templates: { buffer: ArrayBuffer; ts: BigInt64Array; vals: Float64Array }[] = [];
+for (let first = 0; first < SERIES; first += PER_BATCH) {
+  const b = new AppendBatchBuilder(builderWasm);
+  const one = new BigInt64Array(1);
+  const v = new Float64Array(1);
+  for (let i = first; i < Math.min(SERIES, first + PER_BATCH); i++) b.add(labelsOf(i), one, v);
+  const buffer = b.finish();
+  const view = viewAppendBatch(buffer);
+  templates.push({
+    buffer,
+    ts: new BigInt64Array(buffer, view.timestampsAt, view.samples),
+    vals: new Float64Array(buffer, view.valuesAt, view.samples),
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'strata-bench-engine-'));
+gc?.();
+const rssBefore = process.memoryUsage().rss;
+const heapBefore = process.memoryUsage().heapUsed;
+const db = await Db.open({ dataDir: dir, log: undefined });
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+
+let appendMs = 0;
+let firstRoundMs = 0;
+const wallStart = performance.now();
+for (let round = 0; round < SAMPLES; round++) {
+  const t = BigInt(START + round * 15_000);
+  for (const [bi, tpl] of templates.entries()) {
+    tpl.ts.fill(t);
+    const base = bi * PER_BATCH;
+    for (let j = 0; j < tpl.vals.length; j++) {
+      const id = base + j;
+      // counters, gauges and constants, a third each
+      tpl.vals[j] = id % 3 === 0 ? round * 10 + id : id % 3 === 1 ? Math.sin(round + id) * 100 : 42;
+    }
+    const t0 = performance.now();
+    const r = db.append(tpl.buffer);
+    const dt = performance.now() - t0;
+    appendMs += dt;
+    if (round === 0) firstRoundMs += dt;
+    if (r.appended !== tpl.vals.length) throw new Error(`round ${round}: appended ${r.appended}`);
+    // Let timers (and the delay monitor) run between batches, as a server does between requests.
+    await new Promise((r) => setImmediate(r));
+  }
+}
+const wallMs = performance.now() - wallStart;
+delay.disable();
+gc?.();
+const mem = process.memoryUsage();
+const wasmBytes = db.head.wasm.memory.buffer.byteLength;
+const total = SERIES * SAMPLES;
+
+// Queries.
+const q = () => db.querier();
+const maxT = START + (SAMPLES - 1) * 15_000;
+const eq = (name: string, value: string): LabelMatcher => ({ type: MatchType.EQ, name, value });
+const re = (name: string, value: string): LabelMatcher => ({ type: MatchType.RE, name, value });
+let sink = 0;
+const queries: [string, () => void][] = [
+  ['selective: {__name__="node_metric_7", instance="host-420:9100"}', () => { sink += q().select([eq('__name__', 'node_metric_7'), eq('instance', 'host-420:9100')], START, maxT).length; }],
+  ['regex prefix over 100k values: {series_id=~"0123.*"}', () => { sink += q().select([re('series_id', '0123.*')], START, maxT).length; }],
+  ['regex general over 100k values: {series_id=~"0[0-9]{2}7(1|3)[0-9]"}', () => { sink += q().select([re('series_id', '0[0-9]{2}7(1|3)[0-9]')], START, maxT).length; }],
+  ['label values of series_id (100k)', () => { sink += q().labelValues('series_id', [], START, maxT).length; }],
+];
+const bench = new Bench({ time: 1500, warmupTime: 300 });
+for (const [name, fn] of queries) bench.add(name, fn);
+await bench.run();
+
+// A 10k-series range read: every chunk of one group.
+let chunks = 0;
+let bytes = 0;
+const rr = performance.now();
+const READS = 5;
+for (let i = 0; i < READS; i++) {
+  for (const s of q().select([eq('group', 'g3')], START, maxT)) {
+    for (const c of s.chunks) {
+      chunks++;
+      bytes += c.data.length;
+    }
+  }
+}
+const readMs = performance.now() - rr;
+
+const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+console.log(`Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${new Date().toISOString().slice(0, 10)}`);
+console.log(`${f(SERIES)} series x ${SAMPLES} samples, ${PER_BATCH} series per batch\n`);
+console.log('| measure | value |');
+console.log('|---|---|');
+console.log(`| ingestion, Db.append only | ${f(total / (appendMs / 1000))} samples/s |`);
+console.log(`| ingestion, wall clock (batch refill and yields included) | ${f(total / (wallMs / 1000))} samples/s |`);
+console.log(`| first round (series creation) | ${f(SERIES / (firstRoundMs / 1000))} series/s |`);
+console.log(`| event-loop delay while ingesting, p99 / max | ${f(delay.percentile(99) / 1e6, 2)} ms / ${f(delay.max / 1e6, 2)} ms |`);
+console.log(`| memory per series: RSS growth | ${f((mem.rss - rssBefore) / SERIES)} B |`);
+console.log(`| memory per series: JS heap growth | ${f((mem.heapUsed - heapBefore) / SERIES)} B |`);
+console.log(`| memory per series: module memory (open chunks, slots, table) | ${f(wasmBytes / SERIES)} B |`);
+console.log(`| disk: WAL + chunk files | ${f(db.diskBytes().wal / 1e6, 1)} MB + ${f(db.diskBytes().chunks / 1e6, 1)} MB |`);
+for (const task of bench.tasks) {
+  const r = task.result;
+  if (r.state !== 'completed') throw new Error(`${task.name}: ${r.state}`);
+  console.log(`| query ${task.name} | mean ${f(r.latency.mean, 3)} ms, p99 ${f(r.latency.p99 ?? 0, 3)} ms |`);
+}
+console.log(`| 10k-series range read (all chunks of {group="g3"}) | ${f(chunks / (readMs / 1000))} chunks/s, ${f(bytes / 1e6 / (readMs / 1000), 0)} MB/s, ${f(readMs / READS, 1)} ms per read |`);
+if (gc === undefined) console.log('\n(run with node --expose-gc for exact memory figures)');
+if (sink === 0.5) console.log(sink);
+await db.close();
+rmSync(dir, { recursive: true, force: true });

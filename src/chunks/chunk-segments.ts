@@ -1,0 +1,280 @@
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { mmap } from './mmap.js';
+import { crc32c } from '@node-rs/crc32';
+import { chunkFileCorrupt } from './errors.js';
+import { readInt64, writeInt64 } from './int64.js';
+
+/**
+ * Full head chunks in memory-mapped segment files under DATA/chunks_head/.
+ * Format: docs/format/chunks-head.md. One writer (the head); reads are
+ * views of the maps and cost no copy.
+ */
+
+/** "STCH": Strata head chunks. */
+export const CHUNK_SEGMENT_MAGIC = 0x53544348;
+export const CHUNK_SEGMENT_VERSION = 1;
+const FILE_HEADER = 8;
+/** id u32, minT i64, maxT i64, encoding u8, length u32. */
+const ENTRY_HEADER = 25;
+const CRC_BYTES = 4;
+/** Prometheus' XOR chunk encoding number. */
+export const ENCODING_XOR = 1;
+/**
+ * 128 MiB, as Prometheus' head chunk files: a busy head fills one every
+ * few minutes, and retention frees space in steps of this size.
+ */
+export const DEFAULT_CHUNK_SEGMENT_BYTES = 128 * 1024 * 1024;
+const TWO_32 = 4294967296;
+
+export interface ChunkSegmentsOptions {
+  dir: string;
+  segmentBytes?: number;
+  log?: { info(o: object, msg: string): void; warn(o: object, msg: string): void };
+}
+
+/** Called for every chunk found on open, in file order. */
+export type ChunkVisitor = (id: number, ref: number, minT: number, maxT: number) => void;
+
+interface Segment {
+  seq: number;
+  path: string;
+  fd: number;
+  map: Buffer;
+  /** Bytes in use: the header and whole entries. */
+  size: number;
+  minT: number;
+  maxT: number;
+  chunks: number;
+}
+
+export class ChunkSegments {
+  private readonly segments = new Map<number, Segment>();
+  private active!: Segment;
+  private stage = Buffer.allocUnsafe(1 << 20);
+  private staged = 0;
+  private readonly unsynced: Segment[] = [];
+  private readonly segmentBytes: number;
+
+  private constructor(private readonly opts: ChunkSegmentsOptions) {
+    this.segmentBytes = opts.segmentBytes ?? DEFAULT_CHUNK_SEGMENT_BYTES;
+  }
+
+  /**
+   * Opens the directory (creating it), calls `visit` for every chunk of the
+   * existing segments, and starts a new segment for writing. A torn tail of
+   * the last segment is truncated with a log line; a failed check anywhere
+   * else throws a ChunkFileCorruptionError naming the file and offset.
+   */
+  static open(opts: ChunkSegmentsOptions, visit: ChunkVisitor): ChunkSegments {
+    const cs = new ChunkSegments(opts);
+    fs.mkdirSync(opts.dir, { recursive: true });
+    const seqs = fs.readdirSync(opts.dir).filter((f) => /^\d{6,}$/.test(f)).map(Number).sort((a, b) => a - b);
+    seqs.forEach((seq, i) => cs.load(seq, i === seqs.length - 1, visit));
+    cs.active = cs.create((seqs.at(-1) ?? 0) + 1);
+    return cs;
+  }
+
+  /**
+   * Stages a chunk for writing and returns its ref. The bytes reach the
+   * file at the next flush(); read() flushes first, so a ref is readable
+   * as soon as it is returned.
+   */
+  add(id: number, minT: number, maxT: number, data: Uint8Array): number {
+    const entry = ENTRY_HEADER + data.length + CRC_BYTES;
+    if (this.active.size + this.staged + entry > this.segmentBytes && this.active.size + this.staged > FILE_HEADER) this.roll();
+    if (this.staged + entry > this.stage.length) {
+      this.flush();
+      if (entry > this.stage.length) this.stage = Buffer.allocUnsafe(entry);
+    }
+    const b = this.stage;
+    const at = this.staged;
+    b.writeUInt32LE(id, at);
+    writeInt64(b, at + 4, minT);
+    writeInt64(b, at + 12, maxT);
+    b[at + 20] = ENCODING_XOR;
+    b.writeUInt32LE(data.length, at + 21);
+    b.set(data, at + ENTRY_HEADER);
+    const end = at + ENTRY_HEADER + data.length;
+    b.writeUInt32LE(crc32c(b.subarray(at, end)), end);
+    this.staged = end + CRC_BYTES;
+    const seg = this.active;
+    if (minT < seg.minT) seg.minT = minT;
+    if (maxT > seg.maxT) seg.maxT = maxT;
+    seg.chunks++;
+    return seg.seq * TWO_32 + seg.size + at;
+  }
+
+  /** Writes the staged chunks to the OS (one write). */
+  flush(): void {
+    if (this.staged === 0) return;
+    const seg = this.active;
+    fs.writeSync(seg.fd, this.stage, 0, this.staged, seg.size);
+    seg.size += this.staged;
+    this.staged = 0;
+  }
+
+  /**
+   * The chunk's bytes: a view of the memory map, valid for as long as the
+   * caller holds it (the map lives while any view of it does), read-only.
+   */
+  read(ref: number): Uint8Array {
+    if (this.staged > 0) this.flush();
+    const seq = Math.floor(ref / TWO_32);
+    const seg = this.segments.get(seq);
+    if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
+    const at = ref - seq * TWO_32;
+    const len = seg.map.readUInt32LE(at + 21);
+    return seg.map.subarray(at + ENTRY_HEADER, at + ENTRY_HEADER + len);
+  }
+
+  /** The segment number a ref points into. */
+  static segmentOf(ref: number): number {
+    return Math.floor(ref / TWO_32);
+  }
+
+  /**
+   * Deletes every closed segment whose chunks all end before `cutoff` and
+   * returns their numbers. Refs into them must not be read afterwards.
+   */
+  deleteEndingBefore(cutoff: number): number[] {
+    const gone: number[] = [];
+    for (const seg of this.segments.values()) {
+      if (seg === this.active || seg.maxT >= cutoff) continue;
+      if (this.unsynced.includes(seg)) continue;
+      fs.closeSync(seg.fd);
+      fs.unlinkSync(seg.path);
+      this.segments.delete(seg.seq);
+      gone.push(seg.seq);
+    }
+    return gone;
+  }
+
+  /** fsyncs every segment written since the last sync (off the event loop). */
+  async sync(): Promise<void> {
+    this.flush();
+    const pending = this.unsynced.splice(0);
+    await Promise.all(pending.map((seg) => fsyncAsync(seg.fd).then(() => {
+      if (seg !== this.active && this.segments.get(seg.seq) === seg) {
+        // Closed segments keep their map for reads; the descriptor is only needed for deletion.
+      }
+    })));
+    await fsyncAsync(this.active.fd);
+  }
+
+  /** Bytes in use in all segments. */
+  diskBytes(): number {
+    let total = this.staged;
+    for (const seg of this.segments.values()) total += seg.size;
+    return total;
+  }
+
+  get segmentCount(): number {
+    return this.segments.size;
+  }
+
+  /** Flushes, trims the active segment to its size, fsyncs and closes the files. */
+  async close(): Promise<void> {
+    this.flush();
+    fs.ftruncateSync(this.active.fd, this.active.size);
+    await this.sync();
+    for (const seg of this.segments.values()) fs.closeSync(seg.fd);
+    this.segments.clear();
+  }
+
+  private roll(): void {
+    this.flush();
+    const old = this.active;
+    fs.ftruncateSync(old.fd, old.size);
+    this.unsynced.push(old);
+    this.active = this.create(old.seq + 1);
+  }
+
+  private create(seq: number): Segment {
+    const path = join(this.opts.dir, String(seq).padStart(6, '0'));
+    const fd = fs.openSync(path, 'wx+');
+    const header = Buffer.alloc(FILE_HEADER);
+    header.writeUInt32BE(CHUNK_SEGMENT_MAGIC, 0);
+    header[4] = CHUNK_SEGMENT_VERSION;
+    fs.writeSync(fd, header, 0, FILE_HEADER, 0);
+    // A sparse file of the full size, mapped once: later writes show
+    // through the shared map without remapping.
+    fs.ftruncateSync(fd, this.segmentBytes);
+    const map = mmap.map(this.segmentBytes, mmap.PROT_READ, mmap.MAP_SHARED, fd);
+    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
+    this.segments.set(seq, seg);
+    return seg;
+  }
+
+  private load(seq: number, last: boolean, visit: ChunkVisitor): void {
+    const name = String(seq).padStart(6, '0');
+    const path = join(this.opts.dir, name);
+    const fd = fs.openSync(path, 'r+');
+    const fileSize = fs.fstatSync(fd).size;
+    if (fileSize < FILE_HEADER) {
+      if (!last) throw chunkFileCorrupt(path, 0, `${fileSize} bytes, shorter than the header`);
+      fs.closeSync(fd);
+      fs.unlinkSync(path);
+      this.opts.log?.warn({ file: path }, 'removed a chunk segment torn before its header');
+      return;
+    }
+    const map = mmap.map(fileSize, mmap.PROT_READ, mmap.MAP_SHARED, fd);
+    if (map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC) throw chunkFileCorrupt(path, 0, 'bad magic number');
+    if (map[4] !== CHUNK_SEGMENT_VERSION) throw chunkFileCorrupt(path, 4, `unknown version ${map[4]}`);
+    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
+    let at = FILE_HEADER;
+    let bad: string | undefined;
+    while (at < fileSize) {
+      if (map[at + 20] === 0 || at + ENTRY_HEADER > fileSize) {
+        if (allZero(map, at, fileSize)) break;
+        bad = at + ENTRY_HEADER > fileSize ? 'entry header cut short' : 'bad encoding 0';
+        break;
+      }
+      const len = map.readUInt32LE(at + 21);
+      const end = at + ENTRY_HEADER + len;
+      if (end + CRC_BYTES > fileSize) {
+        bad = `entry of ${len} bytes runs past the end of the file`;
+        break;
+      }
+      if (crc32c(map.subarray(at, end)) !== map.readUInt32LE(end)) {
+        bad = 'checksum mismatch';
+        break;
+      }
+      const id = map.readUInt32LE(at);
+      const minT = readInt64(map, at + 4);
+      const maxT = readInt64(map, at + 12);
+      if (minT < seg.minT) seg.minT = minT;
+      if (maxT > seg.maxT) seg.maxT = maxT;
+      seg.chunks++;
+      visit(id, seq * TWO_32 + at, minT, maxT);
+      at = end + CRC_BYTES;
+    }
+    if (bad !== undefined) {
+      const torn = last && (bad !== 'checksum mismatch' || allZero(map, entryEnd(map, at, fileSize), fileSize));
+      if (!torn) throw chunkFileCorrupt(path, at, bad);
+      this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
+    }
+    seg.size = at;
+    if (fileSize > at) fs.ftruncateSync(fd, at);
+    this.segments.set(seq, seg);
+  }
+}
+
+function entryEnd(map: Buffer, at: number, fileSize: number): number {
+  const end = at + ENTRY_HEADER + map.readUInt32LE(at + 21) + CRC_BYTES;
+  return Math.min(end, fileSize);
+}
+
+function allZero(b: Buffer, from: number, to: number): boolean {
+  const step = 1 << 16;
+  const zeros = Buffer.alloc(Math.min(step, Math.max(0, to - from)));
+  for (let at = from; at < to; at += step) {
+    const end = Math.min(to, at + step);
+    if (b.compare(zeros, 0, end - at, at, end) !== 0) return false;
+  }
+  return true;
+}
+
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((done, fail) => fs.fsync(fd, (err) => (err ? fail(err) : done())));
+}

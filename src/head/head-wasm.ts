@@ -1,0 +1,60 @@
+import { instantiateStrataWasm } from '../codec/wasm-module.js';
+import type { StrataWasm } from '../codec/wasm-module.js';
+
+/** The head's exports of build/strata.wasm (assembly/head.ts, assembly/xxhash.ts). */
+export interface HeadWasm extends StrataWasm {
+  xxh64(ptr: number, len: number, seed: bigint): bigint;
+  hashEntries(entries: number, n: number, labels: number, entrySize: number, hashAt: number, offAt: number, lenAt: number): void;
+  headInit(chunkRange: bigint, samplesPerChunk: number): void;
+  headStatsReset(): void;
+  headStat(i: number): number;
+  headFirstEntry(i: number): number;
+  headFirstT(i: number): bigint;
+  headBatchMinT(): bigint;
+  headBatchMaxT(): bigint;
+  headWalPtr(): number;
+  headWalLen(): number;
+  headWalReset(): void;
+  headCutsPtr(): number;
+  headCutsCount(): number;
+  headCutsRelease(): void;
+  headMissingPtr(): number;
+  headMissingCount(): number;
+  headSeriesCount(): number;
+  headSlot(id: number): number;
+  headFind(hash: bigint, labels: number, len: number): number;
+  headNewSeries(id: number, labels: number, len: number, hash: bigint): number;
+  headDropSeries(id: number): void;
+  headAppend(entries: number, n: number, list: number, listLen: number, labels: number, ts: number, vals: number,
+    minValidT: bigint, walSeg: number, wantWal: number): number;
+  headReplay(rec: number, len: number, walSeg: number): number;
+  headCutOpen(id: number): number;
+  headDropOpen(id: number): void;
+}
+
+/** A new module instance for one head (its memory holds every open chunk). */
+export function instantiateHeadWasm(): HeadWasm {
+  return instantiateStrataWasm() as HeadWasm;
+}
+
+// Series slot layout, as assembly/head.ts defines it (byte offsets).
+export const SLOT = {
+  count: 4, // u32 samples in the open chunk (appender state)
+  lastT: 8, // i64 last timestamp of the open chunk
+  buf: 48,
+  cap: 52,
+  minT: 56,
+  maxT: 72, // i64 newest timestamp of the series
+  flags: 92,
+  walSeg: 96,
+} as const;
+export const SLOT_HAS_DATA = 1;
+
+// Batch entry layout (32 bytes).
+export const ENTRY = { size: 32, hash: 0, ref: 8, labelsOff: 12, labelsLen: 16, start: 20, count: 24 } as const;
+
+// Cut chunk record layout (32 bytes).
+export const CUT = { size: 32, id: 0, len: 4, minT: 8, maxT: 16, buf: 24, count: 28 } as const;
+
+/** Indices of headStat: what became of the samples of the calls since headStatsReset. */
+export const STAT = { appended: 0, ignored: 1, outOfOrder: 2, conflict: 3, tooOld: 4, missing: 5 } as const;

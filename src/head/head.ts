@@ -1,0 +1,343 @@
+import { instantiateHeadWasm, CUT, ENTRY, SLOT, SLOT_HAS_DATA, STAT } from './head-wasm.js';
+import type { HeadWasm } from './head-wasm.js';
+import { viewAppendBatch } from './append-batch.js';
+import type { LabelIndex } from './label-index.js';
+import type { Series } from './series.js';
+
+/** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
+export interface CutChunk {
+  id: number;
+  minT: number;
+  maxT: number;
+  data: Uint8Array;
+}
+
+/** What one append did. Counts are of samples. */
+export interface HeadAppendStats {
+  appended: number;
+  /** Same timestamp and value as the series' newest: accepted, stored once. */
+  ignored: number;
+  outOfOrder: number;
+  conflict: number;
+  tooOld: number;
+  /** Series created by this append. */
+  created: number;
+  /** Oldest and newest accepted timestamps (Infinity / -Infinity when none). */
+  minT: number;
+  maxT: number;
+  /** For each rejection reason seen: the batch entry and timestamp of its first sample. */
+  first: Partial<Record<'outOfOrder' | 'conflict' | 'tooOld', { entry: number; t: number }>>;
+}
+
+const TWO_32 = 4294967296;
+
+/**
+ * The in-memory head: series by label hash and by id, the postings index,
+ * open chunks and append state in module memory (assembly/head.ts).
+ * One writer: every method runs on the thread that owns the head.
+ */
+export class Head {
+  readonly wasm: HeadWasm;
+  private readonly byId: (Series | undefined)[] = [];
+  private readonly interned = new Map<string, string>();
+  private nextId = 1;
+  private live = 0;
+  private batchBlock = 0;
+  private batchBlockSize = 0;
+  private listBlock = 0;
+  private listBlockSize = 0;
+  private u8 = new Uint8Array(0);
+  private u32 = new Uint32Array(0);
+  private i32 = new Int32Array(0);
+  private buf = Buffer.alloc(0);
+
+  constructor(readonly index: LabelIndex, opts: { chunkRangeMs: number; samplesPerChunk?: number }, wasm?: HeadWasm) {
+    this.wasm = wasm ?? instantiateHeadWasm();
+    this.wasm.headInit(BigInt(opts.chunkRangeMs), opts.samplesPerChunk ?? 120);
+  }
+
+  get seriesCount(): number {
+    return this.live;
+  }
+
+  /** The series with this id, if it exists. */
+  get(id: number): Series | undefined {
+    return this.byId[id];
+  }
+
+  /** Every live series, in id order. */
+  *all(): IterableIterator<Series> {
+    for (const s of this.byId) if (s !== undefined) yield s;
+  }
+
+  /** The next id a new series gets; recovery raises it past every id seen. */
+  reserveIds(next: number): void {
+    if (next > this.nextId) this.nextId = next;
+  }
+
+  /**
+   * Appends a batch (see append-batch.ts). Series that do not exist are
+   * created and passed to `onCreate` with their canonical label bytes
+   * (valid during the call) before their samples are appended. Afterwards
+   * walPayload() holds the accepted samples and cuts() the chunks cut.
+   */
+  append(batch: ArrayBuffer, minValidT: number, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void): HeadAppendStats {
+    const v = viewAppendBatch(batch);
+    const w = this.wasm;
+    const base = this.ensureBatchBlock(batch.byteLength);
+    this.views().set(new Uint8Array(batch), base);
+    const entries = base + v.entriesAt;
+    const labels = base + v.labelsAt;
+    const ts = base + v.timestampsAt;
+    const vals = base + v.valuesAt;
+    const minValid = BigInt(minValidT === -Infinity ? -(2n ** 63n) : minValidT);
+    w.headStatsReset();
+    w.headWalReset();
+    const missing = w.headAppend(entries, v.entries, 0, 0, labels, ts, vals, minValid, walSeg, 1);
+    let created = 0;
+    if (missing > 0) {
+      const list = this.ensureListBlock(missing * 4);
+      this.views();
+      this.u8.copyWithin(list, w.headMissingPtr(), w.headMissingPtr() + missing * 4);
+      for (let j = 0; j < missing; j++) {
+        this.views();
+        const idx = this.u32[(list >>> 2) + j]!;
+        const e = entries + idx * ENTRY.size;
+        const off = labels + this.u32[(e + ENTRY.labelsOff) >>> 2]!;
+        const len = this.u32[(e + ENTRY.labelsLen) >>> 2]!;
+        const hash = this.readU64(e + ENTRY.hash);
+        if (w.headFind(hash, off, len) !== 0) continue;
+        const s = this.create(this.nextId, off, len, hash);
+        created++;
+        onCreate(s, this.views().subarray(off, off + len));
+      }
+      w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, walSeg, 1);
+    }
+    return this.stats(created);
+  }
+
+  /**
+   * Replays a WAL samples payload: samples at or before a series' newest are
+   * skipped (the chunk files hold them), nothing is rejected. Returns false
+   * if the payload is malformed.
+   */
+  replay(payload: Uint8Array, walSeg: number): boolean {
+    const ptr = this.ensureBatchBlock(payload.length);
+    this.views().set(payload, ptr);
+    return this.wasm.headReplay(ptr, payload.length, walSeg) === 0;
+  }
+
+  /** The WAL payload of the last append's accepted samples; valid until the next head call. */
+  walPayload(): Uint8Array {
+    const ptr = this.wasm.headWalPtr();
+    return this.views().subarray(ptr, ptr + this.wasm.headWalLen());
+  }
+
+  /**
+   * Visits the chunks cut since the last call (their bytes valid during the
+   * visit only), then frees them.
+   */
+  drainCuts(visit: (c: CutChunk) => void): number {
+    const w = this.wasm;
+    const n = w.headCutsCount();
+    if (n === 0) return 0;
+    const at = w.headCutsPtr();
+    for (let i = 0; i < n; i++) {
+      this.views();
+      const c = at + i * CUT.size;
+      const q = c >>> 2;
+      const buf = this.u32[q + (CUT.buf >>> 2)]!;
+      const len = this.u32[q + (CUT.len >>> 2)]!;
+      visit({
+        id: this.u32[q + (CUT.id >>> 2)]!,
+        minT: this.i32[q + (CUT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (CUT.minT >>> 2)]!,
+        maxT: this.i32[q + (CUT.maxT >>> 2) + 1]! * TWO_32 + this.u32[q + (CUT.maxT >>> 2)]!,
+        data: this.u8.subarray(buf, buf + len),
+      });
+    }
+    w.headCutsRelease();
+    return n;
+  }
+
+  /** Creates a series from canonical label bytes (replay of a WAL series record). */
+  createFromBytes(id: number, labelBytes: Uint8Array): Series | undefined {
+    if (this.byId[id] !== undefined) return undefined;
+    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
+    this.views().set(labelBytes, ptr);
+    const hash = this.wasm.xxh64(ptr, labelBytes.length, 0n);
+    const s = this.create(id, ptr, labelBytes.length, hash);
+    this.reserveIds(id + 1);
+    return s;
+  }
+
+  /** The canonical label bytes of a series (a copy). */
+  labelBytes(s: Series): Uint8Array {
+    this.views();
+    const ptr = this.u32[(s.slot + 100) >>> 2]!;
+    const len = this.u32[(s.slot + 104) >>> 2]!;
+    return this.u8.slice(ptr, ptr + len);
+  }
+
+  /**
+   * Sets a series' newest sample (time and value bits) when its data comes
+   * from chunk files only, so the sample rules hold after a restart.
+   */
+  setNewest(s: Series, t: number, valueBits: Float64Array): void {
+    this.views();
+    const q = s.slot >>> 2;
+    writeI64(this.u32, this.i32, q + (SLOT.maxT >>> 2), t);
+    new Uint8Array(this.u8.buffer, s.slot + 80, 8).set(new Uint8Array(valueBits.buffer, valueBits.byteOffset, 8));
+    this.u32[q + (SLOT.flags >>> 2)] = this.u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
+  }
+
+  /** Newest timestamp of a series, or undefined when it has none. */
+  newest(s: Series): number | undefined {
+    this.views();
+    const q = s.slot >>> 2;
+    if ((this.u32[q + (SLOT.flags >>> 2)]! & SLOT_HAS_DATA) === 0) return undefined;
+    return this.i32[q + (SLOT.maxT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.maxT >>> 2)]!;
+  }
+
+  /** Oldest timestamp held for a series (first chunk or open chunk), undefined when none. */
+  oldest(s: Series): number | undefined {
+    if (s.chunks.length > 0) return s.chunks[1];
+    return this.openChunk(s)?.minT;
+  }
+
+  /** The open chunk's span and sample count, undefined when there is none. */
+  openChunk(s: Series): { minT: number; maxT: number; count: number; walSeg: number } | undefined {
+    this.views();
+    const q = s.slot >>> 2;
+    if (this.u32[q + (SLOT.buf >>> 2)] === 0) return undefined;
+    return {
+      minT: this.i32[q + (SLOT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.minT >>> 2)]!,
+      maxT: this.i32[q + (SLOT.lastT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.lastT >>> 2)]!,
+      count: this.u32[q + (SLOT.count >>> 2)]!,
+      walSeg: this.u32[q + (SLOT.walSeg >>> 2)]!,
+    };
+  }
+
+  /** A copy of the open chunk's bytes as they stand. */
+  openChunkBytes(s: Series): Uint8Array {
+    const len = this.wasm.appenderBytes(s.slot);
+    this.views();
+    const buf = this.u32[(s.slot + SLOT.buf) >>> 2]!;
+    return this.u8.slice(buf, buf + len);
+  }
+
+  /** Cuts the open chunk (it joins the cut list); true if there was one. */
+  cutOpen(s: Series): boolean {
+    return this.wasm.headCutOpen(s.id) === 1;
+  }
+
+  /** Frees the open chunk without keeping it (retention). */
+  dropOpen(s: Series): void {
+    this.wasm.headDropOpen(s.id);
+  }
+
+  /** Removes series (ascending ids) from the head and the index. */
+  drop(ids: Uint32Array): void {
+    if (ids.length === 0) return;
+    for (const id of ids) {
+      if (this.byId[id] === undefined) continue;
+      this.wasm.headDropSeries(id);
+      this.byId[id] = undefined;
+      this.live--;
+    }
+    this.index.delete(ids);
+  }
+
+  private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
+    const labels = this.decodeLabels(labelsPtr, len);
+    const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
+    const s: Series = { id, labels, slot, chunks: [] };
+    this.byId[id] = s;
+    this.live++;
+    if (id >= this.nextId) this.nextId = id + 1;
+    this.index.add(id, labels);
+    return s;
+  }
+
+  private decodeLabels(ptr: number, len: number): string[] {
+    this.views();
+    const out: string[] = [];
+    let start = ptr;
+    const end = ptr + len;
+    for (let i = ptr; i < end; i++) {
+      if (this.u8[i] !== 0xff) continue;
+      out.push(this.intern(this.buf.toString('utf8', start, i)));
+      start = i + 1;
+    }
+    return out;
+  }
+
+  private intern(s: string): string {
+    const known = this.interned.get(s);
+    if (known !== undefined) return known;
+    this.interned.set(s, s);
+    return s;
+  }
+
+  private stats(created: number): HeadAppendStats {
+    const w = this.wasm;
+    const first: HeadAppendStats['first'] = {};
+    const minT = w.headBatchMinT();
+    const maxT = w.headBatchMaxT();
+    for (const [key, stat] of [['outOfOrder', STAT.outOfOrder], ['conflict', STAT.conflict], ['tooOld', STAT.tooOld]] as const) {
+      if (w.headStat(stat) > 0) first[key] = { entry: w.headFirstEntry(stat), t: Number(w.headFirstT(stat)) };
+    }
+    const appended = w.headStat(STAT.appended);
+    return {
+      appended,
+      ignored: w.headStat(STAT.ignored),
+      outOfOrder: w.headStat(STAT.outOfOrder),
+      conflict: w.headStat(STAT.conflict),
+      tooOld: w.headStat(STAT.tooOld),
+      created,
+      minT: appended > 0 ? Number(minT) : Infinity,
+      maxT: appended > 0 ? Number(maxT) : -Infinity,
+      first,
+    };
+  }
+
+  private readU64(ptr: number): bigint {
+    this.views();
+    return (BigInt(this.u32[(ptr >>> 2) + 1]!) << 32n) | BigInt(this.u32[ptr >>> 2]!);
+  }
+
+  private ensureBatchBlock(size: number): number {
+    if (size > this.batchBlockSize) {
+      if (this.batchBlock !== 0) this.wasm.free(this.batchBlock);
+      this.batchBlockSize = Math.max(65536, 2 ** Math.ceil(Math.log2(size)));
+      this.batchBlock = this.wasm.alloc(this.batchBlockSize);
+    }
+    return this.batchBlock;
+  }
+
+  private ensureListBlock(size: number): number {
+    if (size > this.listBlockSize) {
+      if (this.listBlock !== 0) this.wasm.free(this.listBlock);
+      this.listBlockSize = Math.max(4096, 2 ** Math.ceil(Math.log2(size)));
+      this.listBlock = this.wasm.alloc(this.listBlockSize);
+    }
+    return this.listBlock;
+  }
+
+  /** Refreshes the views after memory growth and returns the byte view. */
+  private views(): Uint8Array {
+    if (this.u8.length === 0) {
+      const b = this.wasm.memory.buffer;
+      this.u8 = new Uint8Array(b);
+      this.u32 = new Uint32Array(b);
+      this.i32 = new Int32Array(b);
+      this.buf = Buffer.from(b);
+    }
+    return this.u8;
+  }
+}
+
+function writeI64(u32: Uint32Array, i32: Int32Array, q: number, n: number): void {
+  const hi = Math.floor(n / TWO_32);
+  u32[q] = n - hi * TWO_32;
+  i32[q + 1] = hi;
+}

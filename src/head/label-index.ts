@@ -1,0 +1,16 @@
+import type { LabelMatcher } from '../index/types.js';
+
+/**
+ * What the head needs of the inverted index (src/index): postings by label
+ * pair, kept sorted by series id, and selection by matchers.
+ */
+export interface LabelIndex {
+  /** Adds a series; ids come in ascending order. Labels flattened [name, value, ...]. */
+  add(id: number, labels: readonly string[]): void;
+  /** Removes these series (sorted ids). */
+  delete(ids: Uint32Array): void;
+  /** Ids of the series matching every matcher, ascending. */
+  select(matchers: readonly LabelMatcher[]): Uint32Array;
+  labelNames(): string[];
+  labelValues(name: string): string[];
+}

@@ -1,0 +1,123 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { MatchType } from '../../src/index/types.js';
+import { InvalidLabelsError } from '../../src/head/errors.js';
+import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
+import { STALE_NAN_BITS, fromBits } from '../support/series.js';
+
+const tmp = tempDir();
+after(() => tmp.remove());
+let n = 0;
+const fresh = () => openSmallDb(`${tmp.dir}/${n++}`);
+const all = [{ type: MatchType.NEQ, name: '__name__', value: '' }];
+
+test('appends samples and reads them back byte-exact, stale marker included', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['__name__', 'up', 'job', 'a'], ...samples([1000, 2000, 3000], [1, 0, 1]));
+  const ts = BigInt64Array.of(1000n, 2000n);
+  const vs = fromBits([BigInt(`0x${bitsHex(2.5)}`), STALE_NAN_BITS]);
+  b.add(['__name__', 'up', 'job', 'b'], ts, vs);
+  const r = db.append(b.finish());
+  assert.equal(r.appended, 5);
+  assert.equal(r.created, 2);
+  const got = decodeSelected(db.querier().select(all, 0, 10_000));
+  assert.deepEqual(got.map((s) => s.labels), [['__name__', 'up', 'job', 'a'], ['__name__', 'up', 'job', 'b']]);
+  assert.deepEqual(got[1]!.t, [1000, 2000]);
+  assert.deepEqual(got[1]!.v, [bitsHex(2.5), STALE_NAN_BITS.toString(16)]);
+  await db.close();
+});
+
+test('rejects a sample older than the newest as out of order and keeps the valid rest of the batch', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([1000, 2000], [1, 2]));
+  db.append(b.finish());
+  b.add(['a', '1'], ...samples([1500, 3000], [9, 3]));
+  b.add(['a', '2'], ...samples([500], [5]));
+  const r = db.append(b.finish());
+  assert.equal(r.outOfOrder, 1);
+  assert.equal(r.appended, 2);
+  assert.deepEqual(r.first.outOfOrder, { entry: 0, t: 1500 });
+  const got = decodeSelected(db.querier().select([{ type: MatchType.EQ, name: 'a', value: '1' }], 0, 10_000));
+  assert.deepEqual(got[0]!.t, [1000, 2000, 3000]);
+  await db.close();
+});
+
+test('accepts and ignores a duplicate of the newest sample; another value at that time is a conflict', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([1000], [1]));
+  db.append(b.finish());
+  b.add(['a', '1'], ...samples([1000, 1000, 2000], [1, 7, 2]));
+  const r = db.append(b.finish());
+  assert.equal(r.ignored, 1);
+  assert.equal(r.conflict, 1);
+  assert.equal(r.appended, 1);
+  const got = decodeSelected(db.querier().select([{ type: MatchType.EQ, name: 'a', value: '1' }], 0, 10_000));
+  assert.deepEqual(got[0]!.t, [1000, 2000]);
+  await db.close();
+});
+
+test('an empty store accepts samples from 1970; later, samples older than the retention window are too old', async () => {
+  const db = await openSmallDb(`${tmp.dir}/${n++}`, { retentionMs: 3_600_000 });
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([0, 1], [1, 2]));
+  assert.equal(db.append(b.finish()).appended, 2);
+  b.add(['a', '2'], ...samples([10_000_000], [1]));
+  db.append(b.finish());
+  b.add(['a', '3'], ...samples([10_000_000 - 3_600_001, 10_000_000 - 3_600_000], [1, 2]));
+  const r = db.append(b.finish());
+  assert.equal(r.tooOld, 1);
+  assert.equal(r.appended, 1);
+  assert.equal(db.minValidTime, 10_000_000 - 3_600_000);
+  await db.close();
+});
+
+test('series of two tenants with the same labels are distinct series', async () => {
+  const db = await fresh();
+  for (const tenant of ['t1', 't2']) {
+    const b = batchBuilder(['tenant_id', tenant]);
+    b.add(['__name__', 'up', 'zone', 'z'], ...samples([1000], [1]));
+    db.append(b.finish());
+  }
+  const got = db.querier().select(all, 0, 10_000);
+  assert.deepEqual(got.map((s) => s.labels), [
+    ['__name__', 'up', 'tenant_id', 't1', 'zone', 'z'],
+    ['__name__', 'up', 'tenant_id', 't2', 'zone', 'z'],
+  ]);
+  await db.close();
+});
+
+test('the same series twice in one batch is one series', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([1000], [1]));
+  b.add(['a', '1'], ...samples([2000], [2]));
+  const r = db.append(b.finish());
+  assert.equal(r.created, 1);
+  assert.equal(r.appended, 2);
+  assert.equal(db.seriesCount, 1);
+  await db.close();
+});
+
+test('the batch builder refuses invalid label sets', () => {
+  const b = batchBuilder();
+  const [t, v] = samples([1], [1]);
+  assert.throws(() => b.add(['', 'x'], t, v), InvalidLabelsError);
+  assert.throws(() => b.add(['a', ''], t, v), InvalidLabelsError);
+  assert.throws(() => b.add(['a', '1', 'a', '2'], t, v), /duplicate/);
+  assert.throws(() => b.add(['b', '1', 'a', '2'], t, v), /not sorted/);
+});
+
+test('appending by series id after a lookup by labels', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([1000], [1]));
+  db.append(b.finish());
+  const id = db.querier().select([{ type: MatchType.EQ, name: 'a', value: '1' }], 0, 5000).length;
+  assert.equal(id, 1);
+  b.addRef(1, ...samples([2000], [2]));
+  assert.equal(db.append(b.finish()).appended, 1);
+  await db.close();
+});
