@@ -142,20 +142,22 @@ export class Db {
   applyRetentionNow(): RetentionResult {
     if (this.maxT === -Infinity || this.closed) return { cutoff: -Infinity, deletedFiles: 0, droppedSeries: 0 };
     const cutoff = this.maxT - this.retentionMs;
-    const gone = new Set(this.chunks.deleteEndingBefore(cutoff));
+    const gone = this.chunks.deleteEndingBefore(cutoff);
     const drop: number[] = [];
     for (const s of this.head.all()) {
-      if (gone.size > 0 && s.chunks.length > 0) s.chunks = keepChunks(s.chunks, gone);
+      // Chunks ending before the cutoff are gone for readers now; their bytes
+      // go when their whole file does.
+      if (s.chunks.length > 0 && s.chunks[2]! < cutoff) s.chunks = keepChunks(s.chunks, cutoff);
       const open = this.head.openChunk(s);
       if (open !== undefined && open.maxT < cutoff) this.head.dropOpen(s);
       if (s.chunks.length === 0 && (open === undefined || open.maxT < cutoff)) drop.push(s.id);
     }
     this.head.drop(Uint32Array.from(drop));
-    if (gone.size > 0 || drop.length > 0) {
+    if (gone.length > 0 || drop.length > 0) {
       this.minTDirty = true;
-      this.log.info({ cutoff, deletedFiles: gone.size, droppedSeries: drop.length }, 'retention deleted old data');
+      this.log.info({ cutoff, deletedFiles: gone.length, droppedSeries: drop.length }, 'retention deleted old data');
     }
-    return { cutoff, deletedFiles: gone.size, droppedSeries: drop.length };
+    return { cutoff, deletedFiles: gone.length, droppedSeries: drop.length };
   }
 
   /**
@@ -328,10 +330,10 @@ export class Db {
   }
 }
 
-function keepChunks(chunks: number[], gone: Set<number>): number[] {
+function keepChunks(chunks: number[], cutoff: number): number[] {
   const kept: number[] = [];
   for (let i = 0; i < chunks.length; i += 3) {
-    if (gone.has(ChunkSegments.segmentOf(chunks[i]!))) continue;
+    if (chunks[i + 2]! < cutoff) continue;
     kept.push(chunks[i]!, chunks[i + 1]!, chunks[i + 2]!);
   }
   return kept;

@@ -78,7 +78,8 @@ test('chunks are cut as Prometheus cuts them, never across a multiple of the chu
     }
     const spans = await chunksFor(ts, 1 + Math.floor(next() * 50));
     assert.deepEqual(spans, referenceChunks(ts), `round ${round}`);
-    for (const [lo, hi] of spans) {
+    // Go's division truncates toward zero, so before 1970 Prometheus' ranges are not floor-aligned.
+    for (const [lo, hi] of spans.filter(([lo]) => lo >= 0)) {
       assert.equal(Math.floor(lo / RANGE), Math.floor(hi / RANGE), `chunk [${lo}, ${hi}] crosses a range boundary`);
     }
   }
@@ -86,7 +87,7 @@ test('chunks are cut as Prometheus cuts them, never across a multiple of the chu
 
 test('full chunks move to memory-mapped segment files under chunks_head', async () => {
   const dir = `${tmp.dir}/${n++}`;
-  const db = await openSmallDb(dir);
+  const db = await openSmallDb(dir, { chunkSegmentBytes: 8 * 1024 });
   const b = batchBuilder();
   for (let s = 0; s < 50; s++) {
     const ts = Array.from({ length: 600 }, (_, i) => i * 15_000);
@@ -95,7 +96,7 @@ test('full chunks move to memory-mapped segment files under chunks_head', async 
   db.append(b.finish());
   assert.ok(db.diskBytes().chunks > 50 * 4 * 100, 'closed chunks are in files');
   const files = readdirSync(`${dir}/chunks_head`);
-  assert.ok(files.length >= 2, `several 64 KiB segments (${files.join(', ')})`);
+  assert.ok(files.length >= 2, `several 8 KiB segments (${files.join(', ')})`);
   const got = db.querier().select([{ type: MatchType.EQ, name: 'a', value: '7' }], 0, Infinity);
   assert.equal(got[0]!.chunks.length, 5);
   assert.equal(decodeSelected(got)[0]!.t.length, 600);

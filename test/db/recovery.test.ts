@@ -98,8 +98,8 @@ test('a torn tail of the last WAL segment is truncated with a log line', async (
 
 test('a checksum failure in a WAL segment that is not the last stops start-up, naming file and offset', async () => {
   const dir = `${tmp.dir}/${n++}`;
-  const db = await openSmallDb(dir);
-  fill(db, 30);
+  const db = await openSmallDb(dir, { walSegmentsKept: 100 });
+  fill(db, 60);
   await db.close();
   const segs = walSegments(dir);
   assert.ok(segs.length > 2);
@@ -108,7 +108,7 @@ test('a checksum failure in a WAL segment that is not the last stops start-up, n
   const at = Math.floor(statSync(victim).size / 2);
   bytes[at] = bytes[at]! ^ 0x40;
   writeFileSync(victim, bytes);
-  await assert.rejects(openSmallDb(dir), (err: Error) => {
+  await assert.rejects(openSmallDb(dir, { walSegmentsKept: 100 }), (err: Error) => {
     assert.match(err.message, new RegExp(segs[0]!));
     assert.match(err.message, /offset|byte/);
     return true;
