@@ -140,7 +140,7 @@ export function headFind(hash: u64, labels: usize, len: u32): usize {
     const s = <usize>load<u32>(e, 4);
     if (s == 0) return 0;
     if (load<u32>(e) == tag && load<u64>(s + S_HASH) == hash && load<u32>(s + S_LABELS_LEN) == len
-      && memory.compare(<usize>load<u32>(s + S_LABELS), labels, len) == 0) return s;
+      && bytesEqual(<usize>load<u32>(s + S_LABELS), labels, len)) return s;
     i = (i + 1) & mask;
   }
 }
@@ -150,9 +150,11 @@ export function headFind(hash: u64, labels: usize, len: u32): usize {
  * costs 4 bytes up to the highest) with a copy of its label bytes.
  */
 export function headNewSeries(id: u32, labels: usize, len: u32, hash: u64): usize {
-  const s = heap.alloc(SLOT_SIZE);
+  // The label bytes follow the slot in one block: a lookup that finds the
+  // slot finds them in the next cache lines, not in another allocation.
+  const s = heap.alloc(<usize>SLOT_SIZE + <usize>len);
   memory.fill(s, 0, SLOT_SIZE);
-  const copy = heap.alloc(<usize>max<u32>(len, 1));
+  const copy = s + <usize>SLOT_SIZE;
   memory.copy(copy, labels, len);
   store<u32>(s + S_ID, id);
   store<u32>(s + S_LABELS, <u32>copy);
@@ -181,7 +183,6 @@ export function headDropSeries(id: u32): void {
   store<u32>(idSlots + (<usize>id << 2), 0);
   const buf = <usize>load<u32>(s + S_BUF);
   if (buf != 0) heap.free(buf);
-  heap.free(<usize>load<u32>(s + S_LABELS));
   heap.free(s);
 }
 
@@ -406,6 +407,15 @@ function ensureWal(extra: u32): void {
   while (cap < need) cap <<= 1;
   walOut = grow(walOut, cap);
   walCap = cap;
+}
+
+/** memory.compare goes byte by byte; label sets are compared 8 bytes at a time. */
+function bytesEqual(a: usize, b: usize, len: u32): bool {
+  let i: usize = 0;
+  const n = <usize>len;
+  for (; i + 8 <= n; i += 8) if (load<u64>(a + i) != load<u64>(b + i)) return false;
+  for (; i < n; i++) if (load<u8>(a + i) != load<u8>(b + i)) return false;
+  return true;
 }
 
 /** heap.realloc, which needs a block: null allocates. */
