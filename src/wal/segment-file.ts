@@ -1,0 +1,127 @@
+/**
+ * The open segment: synchronous positional writes, asynchronous coalesced
+ * fdatasync. One writer (the WAL) calls write(); sync() may be called by
+ * anyone, any number of times at once.
+ */
+import { close, closeSync, ftruncateSync, openSync, unlinkSync, writevSync } from 'node:fs';
+import { join } from 'node:path';
+import { KIND_SEGMENT, segmentName } from './format.js';
+import { encodeFileHeader } from './frame.js';
+import { syncData } from './durable.js';
+import { partsAfter } from './record-input.js';
+import { writeStalled } from './errors.js';
+
+export class SegmentFile {
+  /** Bytes in the file: header and whole records. */
+  size: number;
+  private synced: number;
+  private syncing: Promise<void> | undefined;
+  private failure: unknown;
+  /** Set when a failed write could not be undone: the file may end in a partial record. */
+  broken = false;
+
+  private constructor(
+    readonly n: number,
+    readonly path: string,
+    private readonly fd: number,
+    private readonly onSync: () => void,
+  ) {
+    this.size = 0;
+    this.synced = 0;
+  }
+
+  /**
+   * Creates segment `n` in `dir` (it must not exist) and writes its header.
+   * Synchronous: called from append() when the open segment is full.
+   * `onSync` is called after each completed fdatasync (for statistics).
+   */
+  static create(dir: string, n: number, onSync: () => void): SegmentFile {
+    const path = join(dir, segmentName(n));
+    const fd = openSync(path, 'wx');
+    try {
+      const seg = new SegmentFile(n, path, fd, onSync);
+      const header = encodeFileHeader(KIND_SEGMENT, n);
+      seg.write([header], header.byteLength);
+      return seg;
+    } catch (err) {
+      // Leave no file behind, or the next attempt would find its name taken.
+      closeSync(fd);
+      unlinkSync(path);
+      throw err;
+    }
+  }
+
+  /** True when bytes were written since the last completed fdatasync. */
+  get dirty(): boolean {
+    return this.synced < this.size;
+  }
+
+  /**
+   * Writes `parts` (`total` bytes) at the end of the file with pwritev,
+   * looping only on a short write. The parts are handed to the kernel, not
+   * copied, and may be reused once this returns. On an error the file is
+   * cut back to where it was (or `broken` is set) and the error rethrown.
+   */
+  write(parts: readonly Uint8Array[], total: number): void {
+    const at = this.size;
+    try {
+      let done = writevSync(this.fd, parts, at);
+      while (done < total) {
+        const n = writevSync(this.fd, partsAfter(parts, done), at + done);
+        if (n <= 0) throw writeStalled(this.path);
+        done += n;
+      }
+    } catch (err) {
+      try {
+        ftruncateSync(this.fd, at);
+      } catch {
+        this.broken = true;
+      }
+      throw err;
+    }
+    this.size = at + total;
+  }
+
+  /**
+   * Resolves once every byte written before the call is durable. Calls made
+   * while an fdatasync runs wait for it and share the next one. After a
+   * failed fdatasync every call rejects: the kernel may have dropped the
+   * dirty pages, so retrying could report data durable that is not.
+   */
+  async sync(): Promise<void> {
+    const target = this.size;
+    while (this.synced < target) {
+      if (this.failure !== undefined) throw this.failure;
+      if (this.syncing === undefined) {
+        const upTo = this.size;
+        this.syncing = syncData(this.fd).then(
+          () => {
+            this.synced = Math.max(this.synced, upTo);
+            this.syncing = undefined;
+            this.onSync();
+          },
+          (err: unknown) => {
+            this.failure = err;
+            this.syncing = undefined;
+            throw err;
+          },
+        );
+      }
+      await this.syncing;
+    }
+  }
+
+  /** Syncs, then closes the file. No write may follow. */
+  async close(): Promise<void> {
+    try {
+      await this.sync();
+    } finally {
+      await new Promise<void>((resolve, reject) => close(this.fd, (err) => (err ? reject(err) : resolve())));
+    }
+  }
+
+  /** Closes without syncing (a failed open). */
+  closeNow(): void {
+    closeSync(this.fd);
+  }
+}
