@@ -12,6 +12,7 @@ import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_RETENTION_MS, silentLog } from './optio
 import type { DbLog, DbOptions } from './options.js';
 import { RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder, readSeriesRecord } from './wal-records.js';
 import { Querier } from './querier.js';
+import { lockDataDir } from './dir-lock.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -53,6 +54,7 @@ export class Db {
   private broken: unknown;
   private closed = false;
   private readonly seriesRecord = new SeriesRecordBuilder();
+  private unlock: () => void = () => {};
 
   private constructor(private readonly opts: DbOptions) {
     this.log = opts.log ?? silentLog;
@@ -67,7 +69,14 @@ export class Db {
    */
   static async open(opts: DbOptions): Promise<Db> {
     const db = new Db(opts);
-    await db.recover();
+    mkdirSync(opts.dataDir, { recursive: true });
+    db.unlock = lockDataDir(opts.dataDir);
+    try {
+      await db.recover();
+    } catch (err) {
+      db.unlock();
+      throw err;
+    }
     db.applyRetentionNow();
     const every = opts.retentionIntervalMs ?? 60_000;
     db.retentionTimer = setInterval(() => db.applyRetentionNow(), every);
@@ -190,6 +199,7 @@ export class Db {
     await this.truncating;
     await this.chunks.close();
     await this.wal.close();
+    this.unlock();
   }
 
   private async recover(): Promise<void> {

@@ -129,3 +129,14 @@ test('a torn tail of the last chunk segment is recovered from the WAL', async ()
   assert.equal(snapshot(db), before);
   await db.close();
 });
+
+test('a data directory is used by one process at a time; a dead owner\'s lock is taken over', async () => {
+  const dir = `${tmp.dir}/${n++}`;
+  const db = await openSmallDb(dir);
+  await db.close();
+  writeFileSync(`${dir}/lock`, `${process.ppid}\n`);
+  await assert.rejects(openSmallDb(dir), /in use by process/);
+  writeFileSync(`${dir}/lock`, '999999999\n');
+  const again = await openSmallDb(dir);
+  await again.close();
+});
