@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { createApiRouter, startHttpServer } from '../http/index.js';
 import { CodecPool } from '../pool/codec-pool.js';
+import { openRecordStore } from '../records/store.js';
 import { threadCodec } from '../codec/index.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';
@@ -9,9 +11,11 @@ import type { ServeConfig } from './serve-options.js';
  * Runs the server until SIGTERM or SIGINT, then stops gracefully and
  * resolves with exit status 0.
  *
- * What runs so far: the data directory, the main thread's codec and the
- * worker pool. The Store API, the engine and HTTP are wired in here as they
- * land (see the README's status table).
+ * What runs so far: the data directory, the main thread's codec, the
+ * worker pool, the record store (DATA/records) and the HTTP server on it.
+ * The Store API and the engine are wired in here as they land (see the
+ * README's status table). Stopping closes the HTTP listener and lets
+ * requests in flight finish before the store closes.
  */
 export async function serve(config: ServeConfig): Promise<number> {
   const log = createLogger(config.env);
@@ -19,24 +23,26 @@ export async function serve(config: ServeConfig): Promise<number> {
   await mkdir(dataDir, { recursive: true });
   threadCodec();
   const pool = new CodecPool({ workers: config.workers });
+  const records = await openRecordStore(join(dataDir, 'records'), { logger: log });
+  const router = createApiRouter(records, config.env);
+  const http = await startHttpServer(router, config.httpAddress, log);
   log.info({
     dataDir,
     grpcAddress: `${config.grpcAddress.host}:${config.grpcAddress.port}`,
-    httpAddress: `${config.httpAddress.host}:${config.httpAddress.port}`,
+    httpAddress: `${config.httpAddress.host}:${http.port}`,
     externalLabels: Object.fromEntries(config.externalLabels),
     replicaLabels: config.replicaLabels,
     workers: pool.threads,
     env: config.env,
   }, 'strata started');
 
-  // Nothing listens yet, so hold the event loop open until a signal comes.
-  const keepAlive = setInterval(() => {}, 2 ** 30);
   const signal = await new Promise<NodeJS.Signals>((done) => {
     process.once('SIGTERM', () => done('SIGTERM'));
     process.once('SIGINT', () => done('SIGINT'));
   });
-  clearInterval(keepAlive);
   log.info({ signal }, 'stopping');
+  await http.close();
+  await records.close();
   await pool.close();
   log.info('stopped');
   return 0;

@@ -25,6 +25,9 @@ export interface RetentionResult {
 }
 
 const CHECKPOINT_SERIES_PER_RECORD = 10_000;
+/** Long passes over every series give the event loop a turn this often. */
+const YIELD_EVERY_SERIES = 20_000;
+const yieldToEventLoop = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /**
  * The storage engine: a head of open chunks in module memory, full chunks
@@ -287,31 +290,35 @@ export class Db {
     const target = this.wal.segment - keep + 1;
     if (target <= this.walFirstSegment) return;
     let cut = 0;
+    let visited = 0;
     for (const s of this.head.all()) {
-      const open = this.head.openChunk(s);
-      if (open !== undefined && open.walSeg < target && this.head.cutOpen(s)) cut++;
+      if (this.head.openChunkWalSeg(s) < target && this.head.cutOpen(s)) cut++;
+      if (++visited % YIELD_EVERY_SERIES === 0) {
+        this.storeCuts();
+        await yieldToEventLoop();
+      }
     }
     this.storeCuts();
     await this.chunks.sync();
-    const records = this.checkpointRecords();
-    await this.wal.checkpoint(target, records);
+    await this.wal.checkpoint(target, this.checkpointRecords());
     this.walFirstSegment = target;
     this.log.info({ checkpoint: target, cutChunks: cut, series: this.head.seriesCount }, 'WAL truncated');
   }
 
-  private checkpointRecords(): { type: number; payload: Uint8Array }[] {
-    const out: { type: number; payload: Uint8Array }[] = [];
+  /** SERIES records of every live series, yielding to the event loop between records. */
+  private async *checkpointRecords(): AsyncIterableIterator<{ type: number; payload: Uint8Array }> {
     const b = new SeriesRecordBuilder();
     let n = 0;
     for (const s of this.head.all()) {
       b.add(s.id, this.head.labelBytes(s));
       if (++n === CHECKPOINT_SERIES_PER_RECORD) {
-        out.push({ type: RECORD_SERIES, payload: b.take() });
+        yield { type: RECORD_SERIES, payload: b.payload() };
+        b.reset();
         n = 0;
+        await yieldToEventLoop();
       }
     }
-    if (!b.empty) out.push({ type: RECORD_SERIES, payload: b.take() });
-    return out;
+    if (!b.empty) yield { type: RECORD_SERIES, payload: b.payload() };
   }
 
   private recomputeTimes(): void {

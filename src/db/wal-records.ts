@@ -40,13 +40,6 @@ export class SeriesRecordBuilder {
     return this.buf.subarray(0, this.len);
   }
 
-  /** A copy of the payload, then empty. */
-  take(): Uint8Array {
-    const out = Uint8Array.prototype.slice.call(this.buf, 0, this.len);
-    this.len = 0;
-    return out;
-  }
-
   reset(): void {
     this.len = 0;
   }

@@ -217,6 +217,13 @@ export class Head {
     };
   }
 
+  /** WAL segment of the open chunk's first sample; Infinity when there is no open chunk. */
+  openChunkWalSeg(s: Series): number {
+    this.views();
+    const q = s.slot >>> 2;
+    return this.u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : this.u32[q + (SLOT.walSeg >>> 2)]!;
+  }
+
   /** A copy of the open chunk's bytes as they stand. */
   openChunkBytes(s: Series): Uint8Array {
     const len = this.wasm.appenderBytes(s.slot);

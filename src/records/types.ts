@@ -27,11 +27,17 @@ export interface RecordStore {
   /**
    * The record's stored JSON as UTF-8 bytes, or undefined. The view stays
    * readable for as long as the caller holds it (it may point into a memory
-   * map; the map lives while any view of it does) but must not be written.
+   * map; the map lives while any view of it does, even after compaction
+   * deleted the file or close()) but must not be written. It holds the
+   * value as of this call: a later commit writes new bytes elsewhere.
    */
   getJson(collection: Collection, id: number): Uint8Array | undefined;
 
-  /** Live records of `collection` in ascending id order, ids > `afterId` (default 0). */
+  /**
+   * Live records of `collection` in ascending id order, ids > `afterId`
+   * (default 0), each parsed when reached. Commits made while iterating are
+   * seen if they touch ids not yet reached.
+   */
   scan(collection: Collection, afterId?: number): IterableIterator<[number, RecordValue]>;
 
   /** Live records in `collection`. */
@@ -42,11 +48,19 @@ export interface RecordStore {
    * returns. The promise resolves once they are written and fsynced (ops of
    * writes that arrive together share one fsync). An fsync failure is fatal
    * to the process: memory and disk could no longer agree.
-   * Throws synchronously, applying nothing, if an op is invalid (id < 1, a
-   * value that is not a JSON object).
+   * Throws synchronously, applying nothing: InvalidWriteError if an op is
+   * invalid (id not a positive safe integer, a value that is not a JSON
+   * object, an unknown collection) or the commit is too big; the write's own
+   * error if the OS refused it (disk full); RecordStoreStateError once the
+   * store is closed or has failed. An empty commit resolves at once.
    */
   commit(ops: readonly WriteOp[]): Promise<void>;
 
-  /** Finishes pending writes and compaction, fsyncs, releases the files. */
+  /**
+   * Waits for pending fsyncs, stops a running compaction at its next step
+   * (a crash-safe point), fsyncs and releases the files. Commits after
+   * close() throw; reads keep answering from memory. Calling it again
+   * returns the same promise.
+   */
   close(): Promise<void>;
 }

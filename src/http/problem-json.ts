@@ -1,0 +1,37 @@
+/**
+ * The one place where errors become answers: an {@link HttpProblem} becomes
+ * an RFC 9457 application/problem+json reply with its status; anything else
+ * is our own fault, logged and answered 500 without internals.
+ */
+import type { Logger } from 'pino';
+import { HttpProblem } from './errors.js';
+import type { Reply } from './route.js';
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** The problem document's shape. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: Array<{ field: string; message: string }>;
+}
+
+/** The reply for `err`. */
+export function problemReply(err: unknown, log?: Logger): Reply {
+  const problem = err instanceof HttpProblem ? err : internalError(err, log);
+  const body: ProblemBody = { type: 'about:blank', title: problem.title, status: problem.status, detail: problem.detail };
+  if (problem.options.errors !== undefined) body.errors = problem.options.errors;
+  return {
+    status: problem.status,
+    contentType: PROBLEM_JSON,
+    ...(problem.options.headers !== undefined ? { headers: problem.options.headers } : {}),
+    body: JSON.stringify(body),
+  };
+}
+
+function internalError(err: unknown, log?: Logger): HttpProblem {
+  log?.error({ err }, 'request failed');
+  return new HttpProblem(500, 'the server failed to answer this request; the error is logged');
+}

@@ -1,0 +1,43 @@
+/**
+ * The uWebSockets.js native binding, loaded directly.
+ *
+ * The package's entry point silently falls back to a slow pure-JS shim when
+ * its native binary does not load; Strata refuses that: it loads the binary
+ * for this platform and ABI itself and fails with a clear error otherwise.
+ */
+import { createRequire } from 'node:module';
+import type * as Uws from 'uWebSockets.js';
+
+export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+
+/** The binding's API, plus `close()` which this build has but its typings omit. */
+export type UwsModule = Omit<typeof Uws, 'App'> & {
+  App(options?: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
+};
+
+/** Thrown when the native binary cannot be loaded on this platform and Node. */
+export class UwsLoadError extends Error {
+  override readonly name = 'UwsLoadError';
+}
+
+function load(): UwsModule {
+  const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  try {
+    return createRequire(import.meta.url)(binary) as UwsModule;
+  } catch (err) {
+    throw new UwsLoadError(
+      `uWebSockets.js: the native binary ${binary} does not load on ${process.platform}/${process.arch} ` +
+        `with Node ${process.versions.node} (ABI ${process.versions.modules}); Strata needs Node 20 on glibc and ` +
+        `will not fall back to the slow JavaScript shim: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
+let cached: UwsModule | undefined;
+
+/** The native binding, loaded on first use. Throws {@link UwsLoadError} when it cannot be. */
+export function uws(): UwsModule {
+  cached ??= load();
+  return cached;
+}

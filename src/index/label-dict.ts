@@ -1,0 +1,121 @@
+import { compareUtf8 } from './utf8-order.js';
+
+const encoder = new TextEncoder();
+
+/**
+ * The values of one label name: each distinct value once, numbered densely
+ * in insertion order, with the number of its postings list. The UTF-8 bytes
+ * of all values sit back to back in one buffer with n + 1 offsets (value i
+ * is bytes[offsets[i], offsets[i + 1])), so the WebAssembly matcher scans a
+ * whole dictionary with one call. Append-only; `retain` rebuilds it after
+ * values lose their last series.
+ */
+export class LabelDict {
+  private index = new Map<string, number>();
+  /** Value by number: the one copy of each string the index keeps. */
+  private strings: string[] = [];
+  private listOf = new Uint32Array(8);
+  private buf = new Uint8Array(64);
+  private offs = new Uint32Array(9);
+  private sorted: string[] | undefined;
+
+  constructor(readonly name: string) {}
+
+  /** Number of distinct values. */
+  get size(): number {
+    return this.strings.length;
+  }
+
+  /** The number of `value`, or -1. */
+  find(value: string): number {
+    return this.index.get(value) ?? -1;
+  }
+
+  value(i: number): string {
+    return this.strings[i]!;
+  }
+
+  /** The postings list number of value `i`. */
+  list(i: number): number {
+    return this.listOf[i]!;
+  }
+
+  /** Adds a value not yet present with its postings list; returns its number. */
+  add(value: string, list: number): number {
+    const i = this.strings.length;
+    this.strings.push(value);
+    this.index.set(value, i);
+    if (i === this.listOf.length) this.listOf = grow32(this.listOf, i * 2);
+    this.listOf[i] = list;
+    if (i + 2 > this.offs.length) this.offs = grow32(this.offs, this.offs.length * 2);
+    this.appendBytes(value);
+    this.sorted = undefined;
+    return i;
+  }
+
+  /** UTF-8 bytes of all values; a view valid until the next change. */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.offs[this.size]!);
+  }
+
+  /** The n + 1 value offsets into `bytes()`; a view valid until the next change. */
+  offsets(): Uint32Array {
+    return this.offs.subarray(0, this.size + 1);
+  }
+
+  /** All values, sorted by their UTF-8 bytes. Cached until a value is added or removed: do not modify. */
+  sortedValues(): readonly string[] {
+    this.sorted ??= this.strings.slice().sort(compareUtf8);
+    return this.sorted;
+  }
+
+  /**
+   * Keeps only the values for which `keep(list)` is true (`list` is the
+   * value's postings list), renumbering them in order; returns how many remain.
+   */
+  retain(keep: (list: number) => boolean): number {
+    const strings = this.strings;
+    const lists = this.listOf;
+    this.index = new Map();
+    this.strings = [];
+    this.offs[0] = 0;
+    let k = 0;
+    for (let i = 0; i < strings.length; i++) {
+      const list = lists[i]!;
+      if (!keep(list)) continue;
+      const s = strings[i]!;
+      this.index.set(s, k);
+      this.strings.push(s);
+      lists[k] = list;
+      this.appendBytes(s);
+      k++;
+    }
+    this.sorted = undefined;
+    return k;
+  }
+
+  /** Bytes held by the typed arrays (strings and the map are counted by the caller's estimate). */
+  arrayBytes(): number {
+    return this.buf.byteLength + this.offs.byteLength + this.listOf.byteLength;
+  }
+
+  /** Appends the bytes of the value just numbered `this.size - 1`. */
+  private appendBytes(value: string): void {
+    const n = this.strings.length;
+    const at = this.offs[n - 1]!;
+    // A UTF-16 code unit becomes at most 3 UTF-8 bytes.
+    if (at + value.length * 3 > this.buf.length) {
+      const grown = new Uint8Array(Math.max(this.buf.length * 2, at + value.length * 3));
+      grown.set(this.buf.subarray(0, at));
+      this.buf = grown;
+    }
+    const { written } = encoder.encodeInto(value, this.buf.subarray(at));
+    this.offs[n] = at + written;
+  }
+}
+
+function grow32(a: Uint32Array, n: number) {
+  const b = new Uint32Array(n);
+  b.set(a.subarray(0, Math.min(a.length, n)));
+  return b;
+}

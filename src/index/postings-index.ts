@@ -1,0 +1,147 @@
+import { LabelDict } from './label-dict.js';
+import { DeletedIds, PostingsLists } from './postings-lists.js';
+import { selectPostings, type IndexReader } from './select.js';
+import { PostingsAlgebra } from './set-ops.js';
+import type { LabelMatcher } from './types.js';
+import { compareUtf8 } from './utf8-order.js';
+
+/**
+ * The head's inverted index: for every label name and value, the sorted
+ * ids of the series carrying it (postings), plus each name's value
+ * dictionary for matching. One writer (add, delete); reads run on the same
+ * thread between writes.
+ *
+ * Memory per series: 4 bytes per label in a postings list (plus up to as
+ * much again of block slack), 4 in the list of all series; each distinct
+ * value costs its string once plus ~40 bytes (dictionary entry, UTF-8
+ * bytes, offset, list metadata). Strings are interned: the index keeps the
+ * first copy of each distinct name and value it sees and no other.
+ *
+ * @example
+ * const ix = new PostingsIndex();
+ * ix.add(1, ['job', 'api', 'path', '/a']);
+ * ix.select([{ type: MatchType.RE, name: 'path', value: '/a|/b' }]); // Uint32Array [1]
+ */
+export class PostingsIndex {
+  private readonly dicts = new Map<string, LabelDict>();
+  private readonly lists = new PostingsLists();
+  private readonly allList: number;
+  private readonly reader: IndexReader;
+  private lastId = -1;
+  private sortedNames: string[] | undefined;
+
+  constructor(private readonly algebra: PostingsAlgebra = new PostingsAlgebra()) {
+    this.allList = this.lists.create();
+    const dicts = this.dicts;
+    this.reader = { dict: (name) => dicts.get(name), lists: this.lists, allList: this.allList };
+  }
+
+  /** Number of series in the index. */
+  get seriesCount(): number {
+    return this.lists.length(this.allList);
+  }
+
+  /**
+   * Adds series `id` (a u32 greater than every id added before) with its
+   * labels flattened as [name0, value0, name1, value1, ...], names sorted
+   * and unique. A label with an empty value is the same as no label, as in
+   * Prometheus, and is skipped.
+   */
+  add(id: number, labels: readonly string[]): void {
+    if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
+      throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
+    }
+    if (labels.length % 2 !== 0) throw new RangeError(`labels of series ${id} are not name/value pairs`);
+    this.lastId = id;
+    for (let i = 0; i < labels.length; i += 2) {
+      const name = labels[i]!;
+      const value = labels[i + 1]!;
+      if (value === '') continue;
+      let dict = this.dicts.get(name);
+      if (dict === undefined) {
+        dict = new LabelDict(name);
+        this.dicts.set(name, dict);
+        this.sortedNames = undefined;
+      }
+      let v = dict.find(value);
+      if (v < 0) v = dict.add(value, this.lists.create());
+      this.lists.append(dict.list(v), id);
+    }
+    this.lists.append(this.allList, id);
+  }
+
+  /**
+   * Removes the series `ids` (sorted ascending; ids not in the index are
+   * ignored) from every postings list. Names and values left without series
+   * disappear. A batch operation: one pass over the index, whatever the
+   * number of ids, so call it with many ids at once.
+   */
+  delete(ids: Uint32Array): void {
+    if (ids.length === 0) return;
+    const gone = new DeletedIds(ids);
+    this.lists.filter(this.allList, gone);
+    for (const [name, dict] of this.dicts) {
+      let emptied = 0;
+      for (let v = 0; v < dict.size; v++) if (this.lists.filter(dict.list(v), gone) === 0) emptied++;
+      if (emptied === 0) continue;
+      const left = dict.retain((list) => {
+        if (this.lists.length(list) > 0) return true;
+        this.lists.drop(list);
+        return false;
+      });
+      if (left === 0) {
+        this.dicts.delete(name);
+        this.sortedNames = undefined;
+      }
+    }
+  }
+
+  /** Label names with at least one series, sorted by UTF-8 bytes. A new array. */
+  labelNames(): string[] {
+    this.sortedNames ??= [...this.dicts.keys()].sort(compareUtf8);
+    return this.sortedNames.slice();
+  }
+
+  /** Values of label `name` with at least one series, sorted by UTF-8 bytes. A new array. */
+  labelValues(name: string): string[] {
+    return this.dicts.get(name)?.sortedValues().slice() ?? [];
+  }
+
+  /**
+   * Sorted ids of the series with label `name` = `value` (none for an
+   * empty value: use `select` for matcher semantics). A view into the
+   * index, valid until the next `add` or `delete`: copy it to keep it.
+   */
+  postings(name: string, value: string): Uint32Array {
+    const dict = this.dicts.get(name);
+    const v = dict?.find(value) ?? -1;
+    return v < 0 ? new Uint32Array(0) : this.lists.view(dict!.list(v));
+  }
+
+  /** Sorted ids of every series. A view, valid until the next `add` or `delete`. */
+  allPostings(): Uint32Array {
+    return this.lists.view(this.allList);
+  }
+
+  /**
+   * Sorted ids of the series matching all `matchers` (Prometheus 2.x
+   * semantics, Go RE2 regular expressions, fully anchored; see
+   * selectPostings). A new array, owned by the caller. No matchers select
+   * nothing. Throws InvalidMatcherError for an invalid pattern.
+   */
+  select(matchers: readonly LabelMatcher[]): Uint32Array {
+    return selectPostings(this.reader, matchers, this.algebra);
+  }
+
+  /** The value dictionary of a label name, for matchers and statistics. */
+  dict(name: string): LabelDict | undefined {
+    return this.dicts.get(name);
+  }
+
+  /** Approximate bytes held by the index's typed arrays (strings and maps not included). */
+  arrayBytes(): number {
+    let n = this.lists.bytes();
+    for (const d of this.dicts.values()) n += d.arrayBytes();
+    return n;
+  }
+}
