@@ -6,7 +6,8 @@
 // Batches are built before the clock starts, as the pool's parser hands
 // them over (label hashes included), 2000 series per batch, one sample per
 // series per batch: a remote-write shaped load. Only Db.append is timed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -37,21 +38,28 @@ function labelsOf(i: number): string[] {
 }
 
 // One template per batch: entries, hashes and labels fixed; the sample
-// columns are rewritten each round.
+// columns are rewritten each round. The second half of the rounds appends
+// by series id, as Prometheus' benchmark appends by cached reference (ids
+// are given in creation order, from 1).
+interface Template { buffer: ArrayBuffer; ts: BigInt64Array; vals: Float64Array }
 const builderWasm = instantiateHeadWasm();
-const templates: { buffer: ArrayBuffer; ts: BigInt64Array; vals: Float64Array }[] = [];
-for (let first = 0; first < SERIES; first += PER_BATCH) {
+function template(first: number, byRef: boolean): Template {
   const b = new AppendBatchBuilder(builderWasm);
   const one = new BigInt64Array(1);
   const v = new Float64Array(1);
-  for (let i = first; i < Math.min(SERIES, first + PER_BATCH); i++) b.add(labelsOf(i), one, v);
+  for (let i = first; i < Math.min(SERIES, first + PER_BATCH); i++) {
+    if (byRef) b.addRef(i + 1, one, v);
+    else b.add(labelsOf(i), one, v);
+  }
   const buffer = b.finish();
   const view = viewAppendBatch(buffer);
-  templates.push({
-    buffer,
-    ts: new BigInt64Array(buffer, view.timestampsAt, view.samples),
-    vals: new Float64Array(buffer, view.valuesAt, view.samples),
-  });
+  return { buffer, ts: new BigInt64Array(buffer, view.timestampsAt, view.samples), vals: new Float64Array(buffer, view.valuesAt, view.samples) };
+}
+const byLabels: Template[] = [];
+const byRef: Template[] = [];
+for (let first = 0; first < SERIES; first += PER_BATCH) {
+  byLabels.push(template(first, false));
+  byRef.push(template(first, true));
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'strata-bench-engine-'));
@@ -64,9 +72,13 @@ delay.enable();
 
 let appendMs = 0;
 let firstRoundMs = 0;
+let labelMs = 0;
+let refMs = 0;
+const REF_FROM = Math.ceil(SAMPLES / 2);
 const wallStart = performance.now();
 for (let round = 0; round < SAMPLES; round++) {
   const t = BigInt(START + round * 15_000);
+  const templates = round >= REF_FROM ? byRef : byLabels;
   for (const [bi, tpl] of templates.entries()) {
     tpl.ts.fill(t);
     const base = bi * PER_BATCH;
@@ -80,6 +92,8 @@ for (let round = 0; round < SAMPLES; round++) {
     const dt = performance.now() - t0;
     appendMs += dt;
     if (round === 0) firstRoundMs += dt;
+    else if (round >= REF_FROM) refMs += dt;
+    else labelMs += dt;
     if (r.appended !== tpl.vals.length) throw new Error(`round ${round}: appended ${r.appended}`);
     // Let timers (and the delay monitor) run between batches, as a server does between requests.
     await new Promise((r) => setImmediate(r));
@@ -134,7 +148,9 @@ console.log(`Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? '
 console.log(`${f(SERIES)} series x ${SAMPLES} samples, ${PER_BATCH} series per batch\n`);
 console.log('| measure | value |');
 console.log('|---|---|');
-console.log(`| ingestion, Db.append only | ${f(total / (appendMs / 1000))} samples/s |`);
+console.log(`| ingestion, Db.append only, all rounds | ${f(total / (appendMs / 1000))} samples/s |`);
+console.log(`| ingestion, series found by labels (rounds 2-${REF_FROM}) | ${f((SERIES * (REF_FROM - 1)) / (labelMs / 1000))} samples/s |`);
+console.log(`| ingestion, series given by id (rounds ${REF_FROM + 1}-${SAMPLES}) | ${f((SERIES * (SAMPLES - REF_FROM)) / (refMs / 1000))} samples/s |`);
 console.log(`| ingestion, wall clock (batch refill and yields included) | ${f(total / (wallMs / 1000))} samples/s |`);
 console.log(`| first round (series creation) | ${f(SERIES / (firstRoundMs / 1000))} series/s |`);
 console.log(`| event-loop delay while ingesting, p99 / max | ${f(delay.percentile(99) / 1e6, 2)} ms / ${f(delay.max / 1e6, 2)} ms |`);
@@ -150,7 +166,37 @@ for (const task of bench.tasks) {
 for (const [where, r] of [['open head chunks', fromHead], ['chunk files', fromFiles]] as const) {
   console.log(`| 10k-series range read from ${where} ({group="g3"}) | ${f(r.chunks / (r.ms / 1000))} chunks/s, ${f(r.bytes / 1e6 / (r.ms / 1000), 0)} MB/s, ${f(r.ms / READS, 1)} ms per read |`);
 }
+const peer = promtoolWrite();
+if (peer !== undefined) {
+  const byId = (SERIES * (SAMPLES - REF_FROM)) / (refMs / 1000);
+  const byLabel = (SERIES * (REF_FROM - 1)) / (labelMs / 1000);
+  console.log(`| peer: promtool tsdb bench write (${f(SERIES)} series, cached refs) | ${f(peer)} samples/s; Strata by id ${(byId / peer).toFixed(2)}x, by labels ${(byLabel / peer).toFixed(2)}x |`);
+}
 if (gc === undefined) console.log('\n(run with node --expose-gc for exact memory figures)');
 if (sink === 0.5) console.log(sink);
 await db.close();
 rmSync(dir, { recursive: true, force: true });
+
+/** Prometheus' own write benchmark on the same label sets, if promtool is installed. */
+function promtoolWrite(): number | undefined {
+  if (process.env.BENCH_PEERS === '0') return undefined;
+  const work = mkdtempSync(join(tmpdir(), 'strata-bench-promtool-'));
+  try {
+    const lines: string[] = [];
+    for (let i = 0; i < SERIES; i++) {
+      const l = labelsOf(i);
+      const o: Record<string, string> = {};
+      for (let k = 0; k < l.length; k += 2) o[l[k]!] = l[k + 1]!;
+      lines.push(JSON.stringify(o));
+    }
+    writeFileSync(join(work, 'series.json'), `${lines.join('\n')}\n`);
+    const r = spawnSync('promtool', ['tsdb', 'bench', 'write', `--out=${join(work, 'out')}`, `--metrics=${SERIES}`,
+      `--scrapes=${SAMPLES}`, join(work, 'series.json')], { encoding: 'utf8', timeout: 300_000 });
+    const m = /samples\/sec: ([0-9.e+]+)/.exec(`${r.stdout}${r.stderr}`);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createApiRouter, startHttpServer } from '../http/index.js';
 import { CodecPool } from '../pool/codec-pool.js';
-import { openRecordStore } from '../records/store.js';
+import { openRecordStore } from '../records/index.js';
 import { threadCodec } from '../codec/index.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';

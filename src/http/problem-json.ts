@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { HttpProblem } from './errors.js';
 import type { Reply } from './route.js';
 
+/** The media type of every error answer (RFC 9457). */
 export const PROBLEM_JSON = 'application/problem+json';
 
 /** The problem document's shape. */

@@ -73,7 +73,8 @@ export class Router {
       if (segment.startsWith(':')) node = node.param ??= new TrieNode();
       else node = node.literal(segment);
     }
-    const entry = (node.entry ??= { pattern: spec.path, routes: {}, allow: '', suffixes: spec.suffixes });
+    // No prototype: a method named like an Object.prototype key must find nothing.
+    const entry = (node.entry ??= { pattern: spec.path, routes: Object.create(null) as PathEntry['routes'], allow: '', suffixes: spec.suffixes });
     if (entry.routes[spec.method] !== undefined) throw new Error(`route ${spec.method} ${spec.path} registered twice`);
     if (String(entry.suffixes ?? []) !== String(spec.suffixes ?? [])) {
       throw new Error(`route ${spec.method} ${spec.path}: suffixes differ from the path's other routes`);

@@ -1,5 +1,6 @@
 /** Small pieces every resource uses. */
 import { invalidInput, notFound } from '../errors.js';
+import { PROBLEM_JSON } from '../problem-json.js';
 import type { BodySpec, Reply } from '../route.js';
 import { Problem } from '../schemas/common.js';
 
@@ -37,13 +38,16 @@ export function checkBodyId(bodyId: number | undefined, pathId: number): void {
   }
 }
 
+/** A documented problem response. */
+const problem = (description: string) => ({ description, schema: Problem, contentType: PROBLEM_JSON });
+
 /** Documented error responses, by status. */
 export const problems = {
-  400: { description: 'malformed: bad id or query parameter, or a body that is not JSON', schema: Problem, contentType: 'application/problem+json' },
-  404: { description: 'no such resource', schema: Problem, contentType: 'application/problem+json' },
-  406: { description: 'a format suffix other than .json', schema: Problem, contentType: 'application/problem+json' },
-  409: { description: 'the email belongs to another user', schema: Problem, contentType: 'application/problem+json' },
-  413: { description: 'the body is over 1 MiB', schema: Problem, contentType: 'application/problem+json' },
-  415: { description: 'the body is not application/json', schema: Problem, contentType: 'application/problem+json' },
-  422: { description: 'valid JSON, invalid resource; `errors` names the fields', schema: Problem, contentType: 'application/problem+json' },
+  400: problem('malformed: bad id or query parameter, or a body that is not JSON'),
+  404: problem('no such resource'),
+  406: problem('a format suffix other than .json'),
+  409: problem('the email belongs to another user'),
+  413: problem('the body is over 1 MiB'),
+  415: problem('the body is not application/json'),
+  422: problem('valid JSON, invalid resource; `errors` names the fields'),
 } as const;

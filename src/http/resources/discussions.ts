@@ -17,6 +17,7 @@ import { nowRfc3339 } from '../time.js';
 import type { CommentIndex } from './comment-index.js';
 import { checkBodyId, created, JSON_BODY, missing, NO_BODY, NO_CONTENT, ok, problems } from './common.js';
 import { discussionOf, DISCUSSION_SUFFIXES } from './discussion-lookup.js';
+import { scanJson } from './json-scan.js';
 
 const BASE = '/discussions';
 const ONE = `${BASE}/:id`;
@@ -28,13 +29,7 @@ const tag = 'discussions';
 export function registerDiscussions(router: Router, store: RecordStore, comments: CommentIndex): void {
   function list(ctx: RequestContext): Reply {
     const page = parsePage(ctx.query);
-    return listReply(
-      (function* () {
-        for (const [id] of store.scan('discussions', page.after)) yield [id, store.getJson('discussions', id)!] as const;
-      })(),
-      page,
-      ctx.path + ctx.suffix,
-    );
+    return listReply(scanJson(store, 'discussions', page.after), page, ctx.path + ctx.suffix);
   }
 
   function create(ctx: RequestContext): Promise<Reply> {

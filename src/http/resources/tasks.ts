@@ -13,6 +13,7 @@ import type { Reply, RequestContext } from '../route.js';
 import type { Router } from '../router.js';
 import { IdParam, LINK_HEADER, LOCATION_HEADER, PageQuery } from '../schemas/common.js';
 import { Task, TaskInput, TaskListQuery } from '../schemas/tasks.js';
+import { scanJson } from './json-scan.js';
 import { checkBodyId, created, JSON_BODY, missing, NO_BODY, NO_CONTENT, ok, problems } from './common.js';
 
 const BASE = '/api/v1/tasks';
@@ -25,10 +26,11 @@ export function registerTasks(router: Router, store: RecordStore): void {
   function list(ctx: RequestContext): Reply {
     const page = parsePage(ctx.query);
     const completed = booleanParam(page.query, 'completed');
+    if (completed === undefined) return listReply(scanJson(store, 'tasks', page.after), page, ctx.path);
     return listReply(
       (function* () {
         for (const [id, task] of store.scan('tasks', page.after)) {
-          if (completed === undefined || task.completed === completed) yield [id, store.getJson('tasks', id)!] as const;
+          if (task.completed === completed) yield [id, store.getJson('tasks', id)!] as const;
         }
       })(),
       page,

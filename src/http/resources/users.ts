@@ -12,6 +12,7 @@ import { User, UserInput, UserListQuery } from '../schemas/users.js';
 import { nowRfc3339 } from '../time.js';
 import { checkBodyId, created, JSON_BODY, missing, NO_BODY, NO_CONTENT, ok, problems } from './common.js';
 import { EmailIndex } from './email-index.js';
+import { scanJson } from './json-scan.js';
 
 const BASE = '/api/v1/users';
 const ONE = `${BASE}/:id`;
@@ -35,7 +36,7 @@ export function registerUsers(router: Router, store: RecordStore): void {
         if (id !== undefined && id > page.after) yield [id, store.getJson('users', id)!];
         return;
       }
-      for (const [id] of store.scan('users', page.after)) yield [id, store.getJson('users', id)!];
+      yield* scanJson(store, 'users', page.after);
     }
     return listReply(records(), page, ctx.path);
   }

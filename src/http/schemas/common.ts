@@ -42,6 +42,7 @@ export const Problem = Type.Object(
   { $id: 'Problem' },
 );
 
-/** Response headers documented on lists and creations. */
+/** The Link header of lists, as documented. */
 export const LINK_HEADER = { Link: 'the next page, `<URL>; rel="next"`, while more remain' };
+/** The Location header of creations, as documented. */
 export const LOCATION_HEADER = { Location: 'the path of the created resource' };
