@@ -173,8 +173,10 @@ function scan(seg: Segment, fileSize: number, isLast: boolean, index: RecordInde
  * (which guards against a damaged length that swallows good records).
  */
 function isTornTail(map: Buffer, pos: number, fileSize: number, fr: FrameRead): boolean {
+  // An impossible length cannot be trusted to say where the frame ends: like a
+  // frame running past the end, it is torn only if no good frame follows.
   const claimedEnd = fr.status === 'bad-crc' ? fr.payloadEnd
-    : fr.status === 'past-end' || fr.status === 'short' ? fileSize
+    : fr.status === 'past-end' || fr.status === 'short' || fr.status === 'bad-length' ? fileSize
     : Math.min(fr.payloadStart, fileSize);
   if (!isZero(map, claimedEnd, fileSize)) return false;
   return !hasFrameIn(map, pos + 1, nonZeroEnd(map, pos + 1, claimedEnd), fileSize);

@@ -116,7 +116,6 @@ describe('durability', () => {
     {
       what: 'text garbage',
       tail: Buffer.from('this is not a record at all, garbage garbage garbage'),
-      todo: 'src/records recovery refuses a tail whose first word reads as an impossible frame length when non-zero bytes follow it (RecordsCorruptError), though no record can hide there',
     },
   ];
   for (const { what, tail, todo } of tornTails) {
