@@ -30,6 +30,7 @@ const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's 
 const E_LABELS_LEN: usize = 16; // u32
 const E_START: usize = 20; //     u32 first sample index
 const E_COUNT: usize = 24; //     u32 samples
+const E_SLOT: usize = 28; //      u32 scratch: the series slot found
 export const ENTRY_SIZE: u32 = 32;
 
 // Cut chunk record handed to the host. Mirrored in src/head/head-layout.ts.
@@ -75,7 +76,7 @@ let tableCount: u32 = 0;
 // Outputs of the last calls: the WAL payload, cut chunks, missing entries.
 let walOut: usize = 0;
 let walCap: u32 = 0;
-let walLen: u32 = 0;
+let walLen: u32 = 0; // 0 until the first accepted sample writes the base time
 let cuts: usize = 0;
 let cutsCap: u32 = 0;
 let cutsCount: u32 = 0;
@@ -192,56 +193,97 @@ export function headDropSeries(id: u32): void {
  * With `list` != 0 only the `listLen` entry indices at `list` are done.
  * Samples older than `minValidT` are too old. An entry whose series does
  * not exist is listed in the missing list and skipped. With `wantWal`
- * accepted samples are appended to the WAL payload as groups:
- * [id u32][count u32][count × i64 timestamps][count × u64 values].
+ * accepted samples are appended to the WAL payload (see walSamples below).
  * Returns the number of missing entries.
  */
 export function headAppend(entries: usize, n: u32, list: usize, listLen: u32, labels: usize, ts: usize, vals: usize,
   minValidT: i64, walSeg: u32, wantWal: bool): u32 {
   missingCount = 0;
   const total = list != 0 ? listLen : n;
-  for (let j: u32 = 0; j < total; j++) {
-    const idx = list != 0 ? load<u32>(list + (<usize>j << 2)) : j;
-    const e = entries + <usize>idx * ENTRY_SIZE;
-    const ref = load<u32>(e + E_REF);
-    let s: usize;
-    if (ref != 0) {
-      s = headSlot(ref - 1);
-    } else {
-      s = headFind(load<u64>(e + E_HASH), labels + <usize>load<u32>(e + E_LABELS_OFF), load<u32>(e + E_LABELS_LEN));
+  // Entries go in blocks: first every lookup of the block touches its table
+  // entry, series slot and chunk tail, then the block is appended. The
+  // touches are independent loads the CPU overlaps, where one entry at a
+  // time would wait for each cache miss in turn.
+  for (let b: u32 = 0; b < total; b += BLOCK) {
+    const end = min<u32>(total, b + BLOCK);
+    for (let j = b; j < end; j++) {
+      const e = entries + <usize>entryIndex(list, j) * ENTRY_SIZE;
+      store<u32>(e + E_SLOT, <u32>resolve(e, labels));
     }
-    const start = <usize>load<u32>(e + E_START);
-    const count = load<u32>(e + E_COUNT);
-    if (s == 0) {
-      if (ref == 0) {
-        pushMissing(idx);
-        stats[STAT_MISSING]++;
+    let touched: u32 = 0;
+    for (let j = b; j < end; j++) {
+      const s = <usize>load<u32>(entries + <usize>entryIndex(list, j) * ENTRY_SIZE + E_SLOT);
+      if (s != 0) touched += load<u32>(s) + load<u32>(<usize>load<u32>(s + S_BUF) + (<usize>load<u32>(s) >>> 3));
+    }
+    touchSink += touched;
+    for (let j = b; j < end; j++) {
+      const idx = entryIndex(list, j);
+      const e = entries + <usize>idx * ENTRY_SIZE;
+      const s = <usize>load<u32>(e + E_SLOT);
+      if (s == 0) {
+        if (load<u32>(e + E_REF) == 0) {
+          pushMissing(idx);
+          stats[STAT_MISSING]++;
+        }
+        continue;
       }
-      continue;
+      const start = <usize>load<u32>(e + E_START);
+      appendRun(s, ts + (start << 3), vals + (start << 3), load<u32>(e + E_COUNT), minValidT, walSeg, idx, wantWal);
     }
-    appendRun(s, ts + (start << 3), vals + (start << 3), count, minValidT, walSeg, idx, wantWal);
   }
   return missingCount;
 }
 
+/** Entries per block of headAppend: the block's slots stay in L1/L2 between its passes. */
+const BLOCK: u32 = 64;
+let touchSink: u32 = 0;
+
+// @ts-ignore: decorator
+@inline function entryIndex(list: usize, j: u32): u32 {
+  return list != 0 ? load<u32>(list + (<usize>j << 2)) : j;
+}
+
+/** The entry's series slot, 0 when it has none. */
+function resolve(e: usize, labels: usize): usize {
+  const ref = load<u32>(e + E_REF);
+  if (ref != 0) return headSlot(ref - 1);
+  return headFind(load<u64>(e + E_HASH), labels + <usize>load<u32>(e + E_LABELS_OFF), load<u32>(e + E_LABELS_LEN));
+}
+
 /**
- * Replays a WAL samples payload (groups as headAppend writes them) without
- * rejecting: samples at or before a series' newest are skipped, which is how
- * replay skips what the chunk files already hold. Groups of series that no
- * longer exist are skipped. Returns 0, or -1 if the payload is malformed.
+ * Replays a WAL samples payload without rejecting: samples at or before a
+ * series' newest are skipped, which is how replay skips what the chunk
+ * files already hold. Groups of series that no longer exist are skipped.
+ * Returns 0, or -1 if the payload is malformed.
  */
 export function headReplay(rec: usize, len: u32, walSeg: u32): i32 {
-  let p = rec;
   const end = rec + <usize>len;
+  if (len < 8) return len == 0 ? 0 : -1;
+  const baseT = load<i64>(rec);
+  let p = rec + 8;
+  let id: i64 = 0;
+  ensureScratch(256);
   while (p < end) {
-    if (p + 8 > end) return -1;
-    const id = load<u32>(p);
-    const count = load<u32>(p, 4);
-    const bytes = <usize>count << 4;
-    if (<u64>(end - p - 8) < <u64>bytes) return -1;
-    const s = headSlot(id);
-    if (s != 0) appendRun(s, p + 8, p + 8 + (<usize>count << 3), count, i64.MIN_VALUE, walSeg, 0, false);
-    p += 8 + bytes;
+    p = readVarint(p, end);
+    if (varErr) return -1;
+    id += unzigzag(varVal);
+    p = readVarint(p, end);
+    if (varErr) return -1;
+    const count = <u32>varVal;
+    if (<u64>count > <u64>(end - p) / 9) return -1;
+    ensureScratch(count);
+    let t = baseT;
+    for (let k: u32 = 0; k < count; k++) {
+      p = readVarint(p, end);
+      if (varErr || p + 8 > end) return -1;
+      t += unzigzag(varVal);
+      store<i64>(scratchTs + (<usize>k << 3), t);
+      store<u64>(scratchVals + (<usize>k << 3), load<u64>(p));
+      p += 8;
+    }
+    if (id < 0 || id > <i64>u32.MAX_VALUE) return -1;
+    const s = headSlot(<u32>id);
+    if (s != 0) appendRun(s, scratchTs, scratchVals, count, i64.MIN_VALUE, walSeg, 0, false);
   }
   return 0;
 }
@@ -268,14 +310,9 @@ function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64,
   let hasData = (load<u32>(s + S_FLAGS) & F_HAS_DATA) != 0;
   let maxT = load<i64>(s + S_MAXT);
   let lastV = load<u64>(s + S_LASTV);
-  // The group is written as if every sample were accepted; a short group's
-  // values are moved down once at the end.
-  let group: usize = 0;
-  if (wantWal) {
-    ensureWal(8 + (count << 4));
-    group = walOut + <usize>walLen;
-  }
   let accepted: u32 = 0;
+  let countAt: usize = 0;
+  let prevT: i64 = 0;
   for (let k: u32 = 0; k < count; k++) {
     const t = load<i64>(ts + (<usize>k << 3));
     const v = load<u64>(vals + (<usize>k << 3));
@@ -321,8 +358,12 @@ function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64,
     if (t < batchMinT) batchMinT = t;
     if (t > batchMaxT) batchMaxT = t;
     if (wantWal) {
-      store<i64>(group + 8 + (<usize>accepted << 3), t);
-      store<u64>(group + 8 + (<usize>(count + accepted) << 3), v);
+      if (accepted == 0) {
+        countAt = walGroupStart(load<u32>(s + S_ID), count - k, t);
+        prevT = walBaseT;
+      }
+      walSample(t - prevT, v);
+      prevT = t;
     }
     accepted++;
   }
@@ -330,14 +371,103 @@ function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64,
   store<u32>(s + S_FLAGS, hasData ? F_HAS_DATA : 0);
   store<i64>(s + S_MAXT, maxT);
   store<u64>(s + S_LASTV, lastV);
-  if (wantWal && accepted > 0) {
-    store<u32>(group, load<u32>(s + S_ID));
-    store<u32>(group, accepted, 4);
-    if (accepted < count) {
-      memory.copy(group + 8 + (<usize>accepted << 3), group + 8 + (<usize>count << 3), <usize>accepted << 3);
-    }
-    walLen += 8 + (accepted << 4);
+  if (countAt != 0) walGroupCount(countAt, accepted);
+}
+
+// The WAL samples payload, compact because it is written for every sample:
+//   [base time i64]
+//   groups: [series id, zigzag varint delta from the previous group's id]
+//           [count, 5-byte varint]
+//           count x [zigzag varint delta of the time (from the base for the
+//                    first sample, then from the previous one)][value bits u64]
+// A scrape (one sample per series, one time for all) costs 11 bytes a sample.
+let walBaseT: i64 = 0;
+let walPrevId: i64 = 0;
+
+/** Opens a group for series `id` with room for `most` samples; returns where its count goes. */
+function walGroupStart(id: u32, most: u32, firstT: i64): usize {
+  if (walLen == 0) {
+    ensureWal(8);
+    store<i64>(walOut, firstT);
+    walLen = 8;
+    walBaseT = firstT;
+    walPrevId = 0;
   }
+  ensureWal(10 + 5 + most * 18);
+  let p = walOut + <usize>walLen;
+  p = writeVarint(p, zigzag(<i64>id - walPrevId));
+  walPrevId = <i64>id;
+  const countAt = p;
+  walLen = <u32>(p + 5 - walOut);
+  return countAt;
+}
+
+function walSample(dt: i64, v: u64): void {
+  let p = writeVarint(walOut + <usize>walLen, zigzag(dt));
+  store<u64>(p, v);
+  walLen = <u32>(p + 8 - walOut);
+}
+
+/** Writes the count in its 5 reserved bytes (a varint padded with continuation bytes). */
+function walGroupCount(at: usize, count: u32): void {
+  store<u8>(at, <u8>(count & 0x7f) | 0x80);
+  store<u8>(at + 1, <u8>((count >>> 7) & 0x7f) | 0x80);
+  store<u8>(at + 2, <u8>((count >>> 14) & 0x7f) | 0x80);
+  store<u8>(at + 3, <u8>((count >>> 21) & 0x7f) | 0x80);
+  store<u8>(at + 4, <u8>(count >>> 28));
+}
+
+// @ts-ignore: decorator
+@inline function zigzag(x: i64): u64 {
+  return <u64>((x << 1) ^ (x >> 63));
+}
+
+// @ts-ignore: decorator
+@inline function unzigzag(x: u64): i64 {
+  return <i64>(x >>> 1) ^ -(<i64>(x & 1));
+}
+
+function writeVarint(p: usize, x: u64): usize {
+  while (x >= 0x80) {
+    store<u8>(p++, <u8>(x & 0x7f) | 0x80);
+    x >>>= 7;
+  }
+  store<u8>(p++, <u8>x);
+  return p;
+}
+
+let varVal: u64 = 0;
+let varErr = false;
+
+/** Reads a varint of at most 10 bytes at `p` (< end) into varVal; sets varErr if it is cut short or too long. */
+function readVarint(p: usize, end: usize): usize {
+  let x: u64 = 0;
+  let shift: u64 = 0;
+  varErr = false;
+  while (p < end && shift < 70) {
+    const b = <u64>load<u8>(p++);
+    x |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      varVal = x;
+      return p;
+    }
+    shift += 7;
+  }
+  varErr = true;
+  return p;
+}
+
+let scratchTs: usize = 0;
+let scratchVals: usize = 0;
+let scratchCap: u32 = 0;
+
+function ensureScratch(n: u32): void {
+  if (n <= scratchCap) return;
+  let cap = max<u32>(scratchCap << 1, 256);
+  while (cap < n) cap <<= 1;
+  scratchTs = grow(scratchTs, <usize>cap << 3);
+  scratchVals = grow(scratchVals, <usize>cap << 3);
+  scratchCap = cap;
 }
 
 function reject(reason: u32, entry: u32, t: i64): void {

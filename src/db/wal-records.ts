@@ -3,8 +3,10 @@
  * framing). Little-endian throughout.
  *
  * SERIES:  repeated [id u32][length u32][canonical label bytes]
- * SAMPLES: repeated [id u32][count u32][count × i64 timestamps][count × u64 value bits]
- *          (written by assembly/head.ts, replayed by it)
+ * SAMPLES: [base time i64], then groups: [series id: zigzag varint delta from the
+ *          previous group's id][count: varint, 5 bytes][count × (zigzag varint time
+ *          delta from the base, then from the previous sample; value bits u64)]
+ *          (written and replayed by assembly/head.ts)
  */
 export const RECORD_SERIES = 1;
 export const RECORD_SAMPLES = 2;
