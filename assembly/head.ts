@@ -206,16 +206,21 @@ export function headAppend(entries: usize, n: u32, list: usize, listLen: u32, la
   // time would wait for each cache miss in turn.
   for (let b: u32 = 0; b < total; b += BLOCK) {
     const end = min<u32>(total, b + BLOCK);
+    // 1: the table entries (a probe by tag only).
     for (let j = b; j < end; j++) {
       const e = entries + <usize>entryIndex(list, j) * ENTRY_SIZE;
-      store<u32>(e + E_SLOT, <u32>resolve(e, labels));
+      store<u32>(e + E_SLOT, <u32>candidate(e));
     }
+    // 2: the slots and their label bytes: confirm, or look up in full.
     let touched: u32 = 0;
     for (let j = b; j < end; j++) {
-      const s = <usize>load<u32>(entries + <usize>entryIndex(list, j) * ENTRY_SIZE + E_SLOT);
-      if (s != 0) touched += load<u32>(s) + load<u32>(<usize>load<u32>(s + S_BUF) + (<usize>load<u32>(s) >>> 3));
+      const e = entries + <usize>entryIndex(list, j) * ENTRY_SIZE;
+      const s = confirm(e, <usize>load<u32>(e + E_SLOT), labels);
+      store<u32>(e + E_SLOT, <u32>s);
+      if (s != 0) touched += load<u32>(<usize>load<u32>(s + S_BUF) + (<usize>load<u32>(s) >>> 3));
     }
     touchSink += touched;
+    // 3: the appends.
     for (let j = b; j < end; j++) {
       const idx = entryIndex(list, j);
       const e = entries + <usize>idx * ENTRY_SIZE;
@@ -243,11 +248,30 @@ let touchSink: u32 = 0;
   return list != 0 ? load<u32>(list + (<usize>j << 2)) : j;
 }
 
-/** The entry's series slot, 0 when it has none. */
-function resolve(e: usize, labels: usize): usize {
+/** The entry's series by id, or the first slot of the table whose hash tag matches; 0 when none. */
+function candidate(e: usize): usize {
   const ref = load<u32>(e + E_REF);
   if (ref != 0) return headSlot(ref - 1);
-  return headFind(load<u64>(e + E_HASH), labels + <usize>load<u32>(e + E_LABELS_OFF), load<u32>(e + E_LABELS_LEN));
+  const hash = load<u64>(e + E_HASH);
+  const mask = tableCap - 1;
+  const tag = <u32>(hash >>> 32);
+  let i = <u32>hash & mask;
+  while (true) {
+    const t = table + (<usize>i << 3);
+    const s = <usize>load<u32>(t, 4);
+    if (s == 0 || load<u32>(t) == tag) return s;
+    i = (i + 1) & mask;
+  }
+}
+
+/** The entry's series slot, 0 when it has none, given the candidate. */
+function confirm(e: usize, s: usize, labels: usize): usize {
+  if (load<u32>(e + E_REF) != 0 || s == 0) return s;
+  const hash = load<u64>(e + E_HASH);
+  const at = labels + <usize>load<u32>(e + E_LABELS_OFF);
+  const len = load<u32>(e + E_LABELS_LEN);
+  if (load<u64>(s + S_HASH) == hash && load<u32>(s + S_LABELS_LEN) == len && bytesEqual(s + <usize>SLOT_SIZE, at, len)) return s;
+  return headFind(hash, at, len);
 }
 
 /**
