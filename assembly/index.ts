@@ -24,6 +24,6 @@ export {
   headAppend, headReplay, headCutOpen, headDropOpen,
 } from './head';
 export {
-  OUT_SLACK, DICT_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
+  OUT_SLACK, DICT_SLACK, PROG_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
   intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract, matchValues,
 } from './matcher';

@@ -1,4 +1,4 @@
-import { compareUtf8 } from './utf8-order.js';
+import { hasSurrogate, mergeUtf8, sortUtf8 } from './utf8-order.js';
 
 const encoder = new TextEncoder();
 
@@ -17,7 +17,11 @@ export class LabelDict {
   private listOf = new Uint32Array(8);
   private buf = new Uint8Array(64);
   private offs = new Uint32Array(9);
+  /** Values sorted by UTF-8 bytes, covering the first `sortedCount` values. */
   private sorted: string[] | undefined;
+  private sortedCount = 0;
+  /** Whether any value has a surrogate (then code unit order is not byte order). */
+  private surrogates = false;
 
   constructor(readonly name: string) {}
 
@@ -49,7 +53,6 @@ export class LabelDict {
     this.listOf[i] = list;
     if (i + 2 > this.offs.length) this.offs = grow32(this.offs, this.offs.length * 2);
     this.appendBytes(value);
-    this.sorted = undefined;
     return i;
   }
 
@@ -63,9 +66,19 @@ export class LabelDict {
     return this.offs.subarray(0, this.size + 1);
   }
 
-  /** All values, sorted by their UTF-8 bytes. Cached until a value is added or removed: do not modify. */
+  /**
+   * All values, sorted by their UTF-8 bytes. Cached: values added since
+   * the last call are sorted alone and merged in. Do not modify.
+   */
   sortedValues(): readonly string[] {
-    this.sorted ??= this.strings.slice().sort(compareUtf8);
+    const n = this.strings.length;
+    if (this.sorted === undefined) {
+      this.sorted = sortUtf8(this.strings.slice(), this.surrogates);
+    } else if (this.sortedCount < n) {
+      const fresh = sortUtf8(this.strings.slice(this.sortedCount), this.surrogates);
+      this.sorted = mergeUtf8(this.sorted, fresh, this.surrogates);
+    }
+    this.sortedCount = n;
     return this.sorted;
   }
 
@@ -111,6 +124,8 @@ export class LabelDict {
     }
     const { written } = encoder.encodeInto(value, this.buf.subarray(at));
     this.offs[n] = at + written;
+    // All-ASCII values (as many bytes as code units) have no surrogates.
+    if (written !== value.length && !this.surrogates) this.surrogates = hasSurrogate(value);
   }
 }
 

@@ -20,6 +20,8 @@ export type MatcherWasm = StrataWasm & {
 export const OUT_SLACK = 4;
 /** Readable bytes needed past a value dictionary (assembly/matcher.ts). */
 export const DICT_SLACK = 16;
+/** Readable bytes needed past a program's last literal (assembly/matcher.ts). */
+export const PROG_SLACK = 16;
 /** Program flags and term kinds (assembly/matcher.ts). */
 export const PROG_FOLD = 1;
 export const PROG_UNSURE_NON_ASCII = 2;

@@ -1,4 +1,4 @@
-import { PROG_FOLD, PROG_UNSURE_NON_ASCII } from './matcher-wasm.js';
+import { PROG_FOLD, PROG_SLACK, PROG_UNSURE_NON_ASCII } from './matcher-wasm.js';
 import type { RegexShape } from './regex-shape.js';
 
 const encoder = new TextEncoder();
@@ -7,14 +7,15 @@ const encoder = new TextEncoder();
  * Encodes a recognised pattern as a program for `matchValues`
  * (assembly/matcher.ts): u32 words flags, term count, then per term shape
  * (lead | trail << 2), literal offset from the program start, literal
- * length; then the literals' UTF-8 bytes. Position independent, so it is
+ * length; then the literals' UTF-8 bytes and PROG_SLACK zero bytes (the
+ * wasm compares 16 bytes at a time). Position independent, so it is
  * built once per pattern and copied as is.
  */
 export function encodeProgram(shape: RegexShape): Uint8Array {
   const lits = shape.terms.map((t) => encoder.encode(t.literal));
   const head = 8 + 12 * lits.length;
   const total = head + lits.reduce((n, l) => n + l.length, 0);
-  const bytes = new Uint8Array((total + 3) & ~3);
+  const bytes = new Uint8Array(((total + 3) & ~3) + PROG_SLACK);
   const words = new DataView(bytes.buffer);
   // Go's (?i) also folds k with U+212A and s with U+017F: values with
   // non-ASCII bytes are then left to the RE2 engine.

@@ -16,6 +16,23 @@ export interface Resident {
 
 const EMPTY: Resident = { ptr: 0, length: 0 };
 
+/** Plain arrays as a ListSource: list number i is lists[i]. */
+class ArraysSource implements ListSource {
+  constructor(private readonly lists: readonly Uint32Array[]) {}
+
+  length(list: number): number {
+    return this.lists[list]!.length;
+  }
+
+  copyTo(list: number, dst: Uint32Array, at: number): number {
+    const src = this.lists[list]!;
+    // A short loop beats set() on a tiny array.
+    if (src.length <= 16) for (let i = 0; i < src.length; i++) dst[at + i] = src[i]!;
+    else dst.set(src, at);
+    return src.length;
+  }
+}
+
 /**
  * Postings set algebra in WebAssembly (assembly/postings.ts). The simple
  * methods copy their inputs in and the result out; `workspace()` keeps
@@ -42,7 +59,7 @@ export class PostingsAlgebra {
 
   /** Ids in any list, sorted, without duplicates. */
   union(lists: readonly Uint32Array[]): Uint32Array {
-    return this.run((ws) => ws.union(ws.fromArrays(lists)));
+    return this.run((ws) => ws.unionArrays(lists));
   }
 
   /** Ids of `a` not in `b`. */
@@ -62,8 +79,8 @@ export class PostingsAlgebra {
 
 /**
  * Module memory for one chain of set operations. Every Resident it returns
- * lives until `release`. Not reentrant: one workspace at a time per module
- * instance is the intended use, though several may coexist.
+ * lives until `release`, which frees this workspace's blocks only (several
+ * workspaces may share a module instance).
  */
 export class Workspace {
   private blocks: number[] = [];
@@ -96,6 +113,13 @@ export class Workspace {
     });
   }
 
+  /** The union of sorted id lists: copied into one block, then merged in WebAssembly. */
+  unionArrays(lists: readonly Uint32Array[]): Resident {
+    const keys = new Uint32Array(lists.length);
+    for (let i = 0; i < keys.length; i++) keys[i] = i;
+    return this.fromLists(new ArraysSource(lists), keys);
+  }
+
   /** The union of stored lists: each copied in once, then merged in WebAssembly. */
   fromLists(src: ListSource, lists: Uint32Array): Resident {
     const k = lists.length;
@@ -118,14 +142,6 @@ export class Workspace {
       at += n;
     }
     return this.unionDesc(desc, k, total, data);
-  }
-
-  /** Ids in any of the sets. */
-  union(sets: readonly Resident[]): Resident {
-    const live = sets.filter((s) => s.length > 0);
-    if (live.length <= 1) return live[0] ?? EMPTY;
-    const desc = this.table(live);
-    return this.unionDesc(desc, live.length, live.reduce((n, s) => n + s.length, 0), 0);
   }
 
   /** Ids in every set (empty for no sets). */
@@ -163,13 +179,14 @@ export class Workspace {
     this.blocks = [];
   }
 
+  /** Unites the lists of a descriptor table, then frees the table and the block `inputs` that held the lists. */
   private unionDesc(desc: number, k: number, total: number, inputs: number): Resident {
     const scratch = this.allocBytes(this.wasm.unionScratchBytes(desc, k) >>> 0);
     const out = this.alloc(total + OUT_SLACK);
     const n = this.wasm.unionMany(desc, k, out, scratch) >>> 0;
     this.freeNow(scratch);
     this.freeNow(desc);
-    if (inputs !== 0) this.freeNow(inputs);
+    this.freeNow(inputs);
     return { ptr: out, length: n };
   }
 

@@ -1,9 +1,9 @@
-import { RE2JS, RE2JSException } from 're2js';
-import { invalidRegex } from './errors.js';
+import type { RE2JS } from 're2js';
 import type { LabelDict } from './label-dict.js';
 import { Lru } from './lru.js';
 import { UNSURE } from './matcher-wasm.js';
 import { isLiteralSet, recognise, shapeMatchesEmpty, type RegexShape } from './regex-shape.js';
+import { compileRe2, Re2Matcher } from './re2-matcher.js';
 import { encodeProgram } from './scan-program.js';
 import type { U32Buffer } from './u32-buffer.js';
 import { threadValueScanner } from './value-scan.js';
@@ -47,23 +47,9 @@ export function equalMatcher(value: string): ValueMatcher {
 
 function compile(pattern: string): ValueMatcher {
   const shape = recognise(pattern);
-  if (shape === undefined) return new Re2Matcher(compileRe2(pattern));
+  if (shape === undefined) return new Re2Matcher(pattern);
   if (isLiteralSet(shape)) return new LiteralMatcher([...new Set(shape.terms.map((t) => t.literal))]);
   return new ScanMatcher(pattern, shape);
-}
-
-/**
- * Compiles `pattern` with RE2 (re2js: linear time, no backtracking) the way
- * Prometheus does: the text `^(?:` + pattern + `)$`, searched, so even odd
- * inputs such as `a)|(b` mean what they mean there.
- */
-export function compileRe2(pattern: string): RE2JS {
-  try {
-    return RE2JS.compile(`^(?:${pattern})$`);
-  } catch (err) {
-    if (err instanceof RE2JSException) throw invalidRegex(pattern, err.message.replace(/^error parsing regexp: /, ''));
-    throw err;
-  }
 }
 
 /** A set of literal values: each one is a dictionary lookup, no scan. */
@@ -126,23 +112,5 @@ class ScanMatcher implements ValueMatcher {
   private re2(): RE2JS {
     this.re ??= compileRe2(this.pattern);
     return this.re;
-  }
-}
-
-/** Any other pattern: RE2 on each value of the dictionary. */
-class Re2Matcher implements ValueMatcher {
-  readonly matchesEmpty: boolean;
-
-  constructor(private readonly re: RE2JS) {
-    this.matchesEmpty = re.test('');
-  }
-
-  test(value: string): boolean {
-    return this.re.test(value);
-  }
-
-  collect(dict: LabelDict, want: boolean, out: U32Buffer): void {
-    const re = this.re;
-    for (let i = 0; i < dict.size; i++) if (re.test(dict.value(i)) === want) out.push(dict.list(i));
   }
 }
