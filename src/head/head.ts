@@ -39,7 +39,6 @@ const TWO_32 = 4294967296;
 export class Head {
   readonly wasm: HeadWasm;
   private readonly byId: (Series | undefined)[] = [];
-  private readonly interned = new Map<string, string>();
   private nextId = 1;
   private live = 0;
   private batchBlock = 0;
@@ -272,17 +271,10 @@ export class Head {
     const end = ptr + len;
     for (let i = ptr; i < end; i++) {
       if (this.u8[i] !== 0xff) continue;
-      out.push(this.intern(this.buf.toString('utf8', start, i)));
+      out.push(this.buf.toString('utf8', start, i));
       start = i + 1;
     }
     return out;
-  }
-
-  private intern(s: string): string {
-    const known = this.interned.get(s);
-    if (known !== undefined) return known;
-    this.interned.set(s, s);
-    return s;
   }
 
   private stats(created: number): HeadAppendStats {

@@ -5,8 +5,11 @@ import type { LabelMatcher } from '../index/types.js';
  * pair, kept sorted by series id, and selection by matchers.
  */
 export interface LabelIndex {
-  /** Adds a series; ids come in ascending order. Labels flattened [name, value, ...]. */
-  add(id: number, labels: readonly string[]): void;
+  /**
+   * Adds a series; ids come in ascending order. Labels flattened [name,
+   * value, ...]; the index replaces each string with its own shared copy.
+   */
+  add(id: number, labels: string[]): void;
   /** Removes these series (sorted ids). */
   delete(ids: Uint32Array): void;
   /** Ids of the series matching every matcher, ascending. */

@@ -45,9 +45,11 @@ export class PostingsIndex {
    * Adds series `id` (a u32 greater than every id added before) with its
    * labels flattened as [name0, value0, name1, value1, ...], names sorted
    * and unique. A label with an empty value is the same as no label, as in
-   * Prometheus, and is skipped.
+   * Prometheus, and is skipped. Each string in `labels` is replaced by the
+   * index's own copy, so all series share one string per distinct name and
+   * value.
    */
-  add(id: number, labels: readonly string[]): void {
+  add(id: number, labels: string[]): void {
     if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
       throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
     }
@@ -63,8 +65,10 @@ export class PostingsIndex {
         this.dicts.set(name, dict);
         this.sortedNames = undefined;
       }
+      labels[i] = dict.name;
       let v = dict.find(value);
       if (v < 0) v = dict.add(value, this.lists.create());
+      else labels[i + 1] = dict.value(v);
       this.lists.append(dict.list(v), id);
     }
     this.lists.append(this.allList, id);
