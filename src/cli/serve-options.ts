@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
+import { parseDuration } from './duration.js';
 
 export type Env = 'development' | 'production';
 
@@ -14,6 +15,10 @@ export interface ServeConfig {
   replicaLabels: string[];
   workers: number;
   env: Env;
+  /** Data older than this, back from the newest sample held, is deleted (ms). */
+  retentionMs: number;
+  /** Milliseconds between WAL fsyncs. */
+  walFsyncIntervalMs: number;
 }
 
 export interface HostPort {
@@ -29,6 +34,8 @@ export const serveOptions = {
   'replica-label': { type: 'string', multiple: true, default: [] as string[] },
   workers: { type: 'string' },
   env: { type: 'string', default: 'production' },
+  retention: { type: 'string', default: '15d' },
+  'wal-fsync-interval': { type: 'string', default: '1s' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -42,6 +49,8 @@ Flags:
   --replica-label NAME      label naming a replica, for without_replica_labels (repeatable)
   --workers N               worker threads (default: the number of cores)
   --env ENV                 development or production (default production)
+  --retention DURATION      keep data this far back from the newest sample (default 15d)
+  --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
   -h, --help                show this help`;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -71,6 +80,12 @@ function parseWorkers(value: string | undefined): number {
   return Number(value);
 }
 
+function positiveDuration(flag: string, value: string): number {
+  const ms = parseDuration(flag, value);
+  if (ms <= 0) throw new UsageError(`--${flag}: must be longer than 0`);
+  return ms;
+}
+
 /** Parses the arguments after `serve`. Throws UsageError on any mistake. */
 export function parseServeArgs(args: string[]): ServeConfig | 'help' {
   const { values, positionals } = parseArgs({ args, options: serveOptions, strict: true, allowPositionals: true });
@@ -96,5 +111,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     replicaLabels: [...new Set(values['replica-label'])],
     workers: parseWorkers(values.workers),
     env,
+    retentionMs: positiveDuration('retention', values.retention),
+    walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
   };
 }

@@ -4,6 +4,7 @@ import { createApiRouter, startHttpServer } from '../http/index.js';
 import { CodecPool } from '../pool/codec-pool.js';
 import { openRecordStore } from '../records/index.js';
 import { threadCodec } from '../codec/index.js';
+import { Db } from '../db/db.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -11,17 +12,20 @@ import type { ServeConfig } from './serve-options.js';
  * Runs the server until SIGTERM or SIGINT, then stops gracefully and
  * resolves with exit status 0.
  *
- * What runs so far: the data directory, the main thread's codec, the
- * worker pool, the record store (DATA/records) and the HTTP server on it.
- * The Store API and the engine are wired in here as they land (see the
- * README's status table). Stopping closes the HTTP listener and lets
- * requests in flight finish before the store closes.
+ * What runs so far: the storage engine (DATA/wal, DATA/chunks_head; it
+ * takes DATA/lock), the worker pool, the record store (DATA/records) and
+ * the HTTP server on it. The Store API is wired in here as it lands (see
+ * the README's status table). Stopping closes the HTTP listener and lets
+ * requests in flight finish before the stores close.
  */
 export async function serve(config: ServeConfig): Promise<number> {
   const log = createLogger(config.env);
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true });
   threadCodec();
+  const db = await Db.open({
+    dataDir, retentionMs: config.retentionMs, walFsyncIntervalMs: config.walFsyncIntervalMs, log,
+  });
   const pool = new CodecPool({ workers: config.workers });
   const records = await openRecordStore(join(dataDir, 'records'), { logger: log });
   const router = createApiRouter(records, config.env);
@@ -34,6 +38,8 @@ export async function serve(config: ServeConfig): Promise<number> {
     replicaLabels: config.replicaLabels,
     workers: pool.threads,
     env: config.env,
+    retention: config.retentionMs,
+    series: db.seriesCount,
   }, 'strata started');
 
   const signal = await new Promise<NodeJS.Signals>((done) => {
@@ -43,6 +49,7 @@ export async function serve(config: ServeConfig): Promise<number> {
   log.info({ signal }, 'stopping');
   await http.close();
   await records.close();
+  await db.close();
   await pool.close();
   log.info('stopped');
   return 0;

@@ -17,6 +17,16 @@ import { lockDataDir } from './dir-lock.js';
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
 
+/** Running totals since open, for metrics. */
+export interface DbCounters {
+  samplesAppended: number;
+  samplesIgnored: number;
+  outOfOrder: number;
+  conflict: number;
+  tooOld: number;
+  seriesCreated: number;
+}
+
 /** What a retention pass deleted. */
 export interface RetentionResult {
   cutoff: number;
@@ -58,6 +68,8 @@ export class Db {
   private closed = false;
   private readonly seriesRecord = new SeriesRecordBuilder();
   private unlock: () => void = () => {};
+  /** Running totals since open. */
+  readonly counters: DbCounters = { samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, seriesCreated: 0 };
 
   private constructor(private readonly opts: DbOptions) {
     this.log = opts.log ?? silentLog;
@@ -119,7 +131,8 @@ export class Db {
   /**
    * Appends a batch (AppendBatchBuilder / the pool's parser make them).
    * Every valid sample is stored even when others are rejected; the result
-   * counts both. Returns after the WAL record reached the OS.
+   * counts both (rejectionError() turns it into the typed error). Returns
+   * after the WAL record reached the OS.
    */
   append(batch: ArrayBuffer): AppendResult {
     this.assertWritable();
@@ -139,6 +152,13 @@ export class Db {
       throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
     }
     this.storeCuts();
+    const c = this.counters;
+    c.samplesAppended += result.appended;
+    c.samplesIgnored += result.ignored;
+    c.outOfOrder += result.outOfOrder;
+    c.conflict += result.conflict;
+    c.tooOld += result.tooOld;
+    c.seriesCreated += result.created;
     if (result.appended > 0) {
       if (result.minT < this.minT) this.minT = result.minT;
       if (result.maxT > this.maxT) this.maxT = result.maxT;

@@ -27,7 +27,7 @@ describe('strata CLI', () => {
     assert.match(top.stdout, /strata serve/);
     const serve = strata('serve', '--help');
     assert.equal(serve.status, 0);
-    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env']) {
+    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval']) {
       assert.ok(serve.stdout.includes(flag), `serve --help lists ${flag}`);
     }
   });
@@ -46,6 +46,9 @@ describe('strata CLI', () => {
     [['serve', '--grpc-address', 'localhost'], /--grpc-address: 'localhost'/],
     [['serve', '--http-address', '127.0.0.1:70000'], /--http-address: '127.0.0.1:70000'/],
     [['serve', '--data-dir'], /--data-dir/],
+    [['serve', '--retention', '15days'], /--retention: '15days'/],
+    [['serve', '--retention', '0s'], /--retention: must be longer than 0/],
+    [['serve', '--wal-fsync-interval', '1.5s'], /--wal-fsync-interval: '1.5s'/],
   ];
   for (const [args, names] of mistakes) {
     test(`exits 2 with one line naming the problem: ${args.join(' ')}`, () => {
@@ -71,6 +74,8 @@ describe('strata CLI', () => {
     assert.deepEqual(started.externalLabels, { region: 'eu-west' });
     assert.equal(started.workers, 1);
     assert.ok(existsSync(dir), 'the data directory is created');
+    assert.equal(started.retention, 15 * 86_400_000, 'retention defaults to 15d');
+    for (const sub of ['wal', 'chunks_head', 'records']) assert.ok(existsSync(join(dir, sub)), `DATA/${sub} is created`);
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);

@@ -121,3 +121,21 @@ test('appending by series id after a lookup by labels', async () => {
   assert.equal(db.append(b.finish()).appended, 1);
   await db.close();
 });
+
+test('rejections become one typed error naming each reason, its count and its first series', async () => {
+  const { rejectionError } = await import('../../src/db/rejections.js');
+  const { SamplesRejectedError } = await import('../../src/head/errors.js');
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['__name__', 'up', 'job', 'a'], ...samples([1000, 2000], [1, 2]));
+  const first = b.finish();
+  assert.equal(rejectionError(db.append(first), first), undefined);
+  b.add(['__name__', 'up', 'job', 'a'], ...samples([1500, 2000, 2500], [1, 9, 3]));
+  const batch = b.finish();
+  const err = rejectionError(db.append(batch), batch);
+  assert.ok(err instanceof SamplesRejectedError);
+  assert.deepEqual(err.counts, { 'out-of-order': 1, conflict: 1, 'too-old': 0 });
+  assert.match(err.message, /^2 samples rejected: out of order sample \(1, first \{__name__="up", job="a"\} at 1500\); duplicate sample for timestamp \(1, first/);
+  assert.deepEqual(db.counters, { samplesAppended: 3, samplesIgnored: 0, outOfOrder: 1, conflict: 1, tooOld: 0, seriesCreated: 1 });
+  await db.close();
+});

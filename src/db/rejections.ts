@@ -1,0 +1,54 @@
+import { ENTRY } from '../head/head-wasm.js';
+import { viewAppendBatch } from '../head/append-batch.js';
+import { SamplesRejectedError } from '../head/errors.js';
+import type { RejectReason } from '../head/errors.js';
+import type { HeadAppendStats } from '../head/head.js';
+
+const WHAT: Record<'outOfOrder' | 'conflict' | 'tooOld', [RejectReason, string]> = {
+  outOfOrder: ['out-of-order', 'out of order sample'],
+  conflict: ['conflict', 'duplicate sample for timestamp'],
+  tooOld: ['too-old', 'too old sample'],
+};
+
+/**
+ * The typed error for an append's rejected samples, or undefined when none
+ * was rejected. The message counts each reason and names the first series
+ * and timestamp of each, e.g. `2 samples rejected: out of order sample (2,
+ * first {__name__="up", job="a"} at 1500)`.
+ */
+export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): SamplesRejectedError | undefined {
+  const total = result.outOfOrder + result.conflict + result.tooOld;
+  if (total === 0) return undefined;
+  const parts: string[] = [];
+  for (const key of ['outOfOrder', 'conflict', 'tooOld'] as const) {
+    const n = result[key];
+    const first = result.first[key];
+    if (n === 0 || first === undefined) continue;
+    parts.push(`${WHAT[key][1]} (${n}, first ${describeEntry(batch, first.entry)} at ${first.t})`);
+  }
+  return new SamplesRejectedError(`${total} sample${total === 1 ? '' : 's'} rejected: ${parts.join('; ')}`, {
+    'out-of-order': result.outOfOrder,
+    conflict: result.conflict,
+    'too-old': result.tooOld,
+  });
+}
+
+/** The labels of batch entry `i` as {name="value", ...}, or the series id for entries given by id. */
+function describeEntry(batch: ArrayBuffer, i: number): string {
+  const v = viewAppendBatch(batch);
+  const e = new DataView(batch, v.entriesAt + i * ENTRY.size, ENTRY.size);
+  const ref = e.getUint32(ENTRY.ref, true);
+  if (ref !== 0) return `series ${ref - 1}`;
+  const bytes = new Uint8Array(batch, v.labelsAt + e.getUint32(ENTRY.labelsOff, true), e.getUint32(ENTRY.labelsLen, true));
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: string[] = [];
+  let start = 0;
+  for (let k = 0; k < b.length; k++) {
+    if (b[k] !== 0xff) continue;
+    parts.push(b.toString('utf8', start, k));
+    start = k + 1;
+  }
+  const out: string[] = [];
+  for (let k = 0; k + 1 < parts.length; k += 2) out.push(`${parts[k]}=${JSON.stringify(parts[k + 1])}`);
+  return `{${out.join(', ')}}`;
+}
