@@ -139,3 +139,27 @@ test('rejections become one typed error naming each reason, its count and its fi
   assert.deepEqual(db.counters, { samplesAppended: 3, samplesIgnored: 0, outOfOrder: 1, conflict: 1, tooOld: 0, seriesCreated: 1 });
   await db.close();
 });
+
+test('two label sets with the same hash stay two series (collisions are checked)', async () => {
+  const { viewAppendBatch } = await import('../../src/head/append-batch.js');
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['a', '1'], ...samples([1000], [1]));
+  b.add(['a', '2'], ...samples([1000], [2]));
+  const batch = b.finish();
+  // Force both entries onto one hash, as a real collision would.
+  const v = viewAppendBatch(batch);
+  const entries = new DataView(batch, v.entriesAt);
+  entries.setBigUint64(32, entries.getBigUint64(0, true), true);
+  const r = db.append(batch);
+  assert.equal(r.created, 2);
+  assert.equal(db.seriesCount, 2);
+  b.add(['a', '2'], ...samples([2000], [3]));
+  const again = b.finish();
+  new DataView(again, viewAppendBatch(again).entriesAt).setBigUint64(0, entries.getBigUint64(0, true), true);
+  assert.equal(db.append(again).appended, 1);
+  const got = decodeSelected(db.querier().select([{ type: MatchType.EQ, name: 'a', value: '2' }], 0, 10_000));
+  assert.deepEqual(got[0]!.t, [1000, 2000]);
+  assert.deepEqual(got[0]!.v, [bitsHex(2), bitsHex(3)]);
+  await db.close();
+});
