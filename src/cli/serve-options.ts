@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
@@ -19,6 +20,13 @@ export interface ServeConfig {
   retentionMs: number;
   /** Milliseconds between WAL fsyncs. */
   walFsyncIntervalMs: number;
+  /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
+  tenantLabelName: string;
+  grpcMaxRecvBytes: number;
+  /** 0 = no limit. */
+  limitRequestSeries: number;
+  limitRequestSamples: number;
+  grpcTls?: { cert: string; key: string; clientCa?: string };
 }
 
 export interface HostPort {
@@ -36,6 +44,13 @@ export const serveOptions = {
   env: { type: 'string', default: 'production' },
   retention: { type: 'string', default: '15d' },
   'wal-fsync-interval': { type: 'string', default: '1s' },
+  'tenant-label-name': { type: 'string', default: 'tenant_id' },
+  'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
+  'store.limits.request-series': { type: 'string', default: '0' },
+  'store.limits.request-samples': { type: 'string', default: '0' },
+  'grpc-server-tls-cert': { type: 'string' },
+  'grpc-server-tls-key': { type: 'string' },
+  'grpc-server-tls-client-ca': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -51,6 +66,13 @@ Flags:
   --env ENV                 development or production (default production)
   --retention DURATION      keep data this far back from the newest sample (default 15d)
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
+  --tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
+  --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
+  --store.limits.request-series N   most series one Series call may select (default 0: no limit)
+  --store.limits.request-samples N  most samples one Series call may select (default 0: no limit)
+  --grpc-server-tls-cert FILE       serve gRPC over TLS with this certificate (PEM)
+  --grpc-server-tls-key FILE        ... and this private key (PEM)
+  --grpc-server-tls-client-ca FILE  require client certificates signed by this CA (mutual TLS)
   -h, --help                show this help`;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -78,6 +100,30 @@ function parseWorkers(value: string | undefined): number {
     throw new UsageError(`--workers: '${value}' is not a whole number from 1 to 256`);
   }
   return Number(value);
+}
+
+function labelName(flag: string, value: string): string {
+  if (!LABEL_NAME.test(value)) throw new UsageError(`--${flag}: '${value}' is not a valid label name`);
+  return value;
+}
+
+function count(flag: string, value: string, min: number): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+    throw new UsageError(`--${flag}: '${value}' is not a whole number of at least ${min}`);
+  }
+  return Number(value);
+}
+
+function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig['grpcTls'] {
+  if (cert === undefined && key === undefined) {
+    if (clientCa !== undefined) throw new UsageError('--grpc-server-tls-client-ca: needs --grpc-server-tls-cert and --grpc-server-tls-key');
+    return undefined;
+  }
+  if (cert === undefined || key === undefined) throw new UsageError('--grpc-server-tls-cert and --grpc-server-tls-key go together');
+  for (const [flag, file] of [['grpc-server-tls-cert', cert], ['grpc-server-tls-key', key], ['grpc-server-tls-client-ca', clientCa]] as const) {
+    if (file !== undefined && !existsSync(file)) throw new UsageError(`--${flag}: '${file}' does not exist`);
+  }
+  return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
 }
 
 function positiveDuration(flag: string, value: string): number {
@@ -113,5 +159,10 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     env,
     retentionMs: positiveDuration('retention', values.retention),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
+    tenantLabelName: labelName('tenant-label-name', values['tenant-label-name']),
+    grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),
+    limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),
+    limitRequestSamples: count('store.limits.request-samples', values['store.limits.request-samples'], 0),
+    grpcTls: tlsOptions(values['grpc-server-tls-cert'], values['grpc-server-tls-key'], values['grpc-server-tls-client-ca']),
   };
 }

@@ -5,6 +5,8 @@ import { CodecPool } from '../pool/codec-pool.js';
 import { openRecordStore } from '../records/index.js';
 import { threadCodec } from '../codec/index.js';
 import { Db } from '../db/db.js';
+import { startGrpcServer } from '../store/grpc-server.js';
+import { ExternalLabels } from '../store/external-labels.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -14,9 +16,9 @@ import type { ServeConfig } from './serve-options.js';
  *
  * What runs so far: the storage engine (DATA/wal, DATA/chunks_head; it
  * takes DATA/lock), the worker pool, the record store (DATA/records) and
- * the HTTP server on it. The Store API is wired in here as it lands (see
- * the README's status table). Stopping closes the HTTP listener and lets
- * requests in flight finish before the stores close.
+ * the HTTP server on it, and the Store API over gRPC. Stopping closes the
+ * listeners and lets calls and requests in flight finish before the stores
+ * close.
  */
 export async function serve(config: ServeConfig): Promise<number> {
   const log = createLogger(config.env);
@@ -27,12 +29,26 @@ export async function serve(config: ServeConfig): Promise<number> {
     dataDir, retentionMs: config.retentionMs, walFsyncIntervalMs: config.walFsyncIntervalMs, log,
   });
   const pool = new CodecPool({ workers: config.workers });
+  const grpc = await startGrpcServer(db, pool, {
+    host: config.grpcAddress.host,
+    port: config.grpcAddress.port,
+    maxRecvBytes: config.grpcMaxRecvBytes,
+    tls: config.grpcTls,
+    store: {
+      externalLabels: new ExternalLabels(config.externalLabels),
+      replicaLabels: new Set(config.replicaLabels),
+      tenantLabel: config.tenantLabelName,
+      seriesLimit: config.limitRequestSeries,
+      samplesLimit: config.limitRequestSamples,
+    },
+    log,
+  });
   const records = await openRecordStore(join(dataDir, 'records'), { logger: log });
   const router = createApiRouter(records, config.env);
   const http = await startHttpServer(router, config.httpAddress, log);
   log.info({
     dataDir,
-    grpcAddress: `${config.grpcAddress.host}:${config.grpcAddress.port}`,
+    grpcAddress: `${config.grpcAddress.host}:${grpc.port}`,
     httpAddress: `${config.httpAddress.host}:${http.port}`,
     externalLabels: Object.fromEntries(config.externalLabels),
     replicaLabels: config.replicaLabels,
@@ -47,7 +63,7 @@ export async function serve(config: ServeConfig): Promise<number> {
     process.once('SIGINT', () => done('SIGINT'));
   });
   log.info({ signal }, 'stopping');
-  await http.close();
+  await Promise.all([http.close(), grpc.close()]);
   await records.close();
   await db.close();
   await pool.close();

@@ -1,0 +1,108 @@
+import type { StoredChunk } from '../db/querier.js';
+import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from './proto-writer.js';
+
+/**
+ * Thanos splits a long series into frames of about this size; one frame
+ * always takes at least one chunk.
+ */
+export const FRAME_TARGET_BYTES = 1 << 20;
+
+/** thanos.SeriesResponse and the messages inside it, field numbers from WIRE.md. */
+const RESPONSE_SERIES = 1;
+const RESPONSE_WARNING = 2;
+const SERIES_LABELS = 1;
+const SERIES_CHUNKS = 2;
+const LABEL_NAME = 1;
+const LABEL_VALUE = 2;
+const AGGR_MIN_TIME = 1;
+const AGGR_MAX_TIME = 2;
+const AGGR_RAW = 3;
+const CHUNK_DATA = 2; // type = 1 is XOR = 0, the default: not written
+
+const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/** The encoded `labels` fields of a Series message, reused by each of its frames. */
+export function encodeLabels(labels: readonly string[]): Buffer {
+  let size = 0;
+  for (let i = 0; i < labels.length; i += 2) size += lenFieldSize(labelSize(labels[i]!, labels[i + 1]!));
+  const b = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < labels.length; i += 2) {
+    const name = labels[i]!;
+    const value = labels[i + 1]!;
+    at = writeTag(b, at, SERIES_LABELS, WIRE_LEN);
+    at = writeVarint(b, at, labelSize(name, value));
+    at = writeTag(b, at, LABEL_NAME, WIRE_LEN);
+    at = writeVarint(b, at, utf8(name));
+    at += b.write(name, at, 'utf8');
+    at = writeTag(b, at, LABEL_VALUE, WIRE_LEN);
+    at = writeVarint(b, at, utf8(value));
+    at += b.write(value, at, 'utf8');
+  }
+  return b;
+}
+
+function labelSize(name: string, value: string): number {
+  return lenFieldSize(utf8(name)) + lenFieldSize(utf8(value));
+}
+
+function aggrChunkSize(c: StoredChunk): number {
+  const raw = lenFieldSize(c.data.length);
+  return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + lenFieldSize(raw);
+}
+
+/**
+ * Encodes one series as SeriesResponse frames: all its chunks, in order,
+ * split so that a frame holds about FRAME_TARGET_BYTES of chunks. With no
+ * chunks (skip_chunks) one frame of labels only.
+ */
+export function encodeSeriesFrames(labels: Buffer, chunks: readonly StoredChunk[], out: (frame: Buffer) => void): void {
+  let first = 0;
+  do {
+    let end = first;
+    let chunkBytes = 0;
+    while (end < chunks.length) {
+      const size = lenFieldSize(aggrChunkSize(chunks[end]!));
+      if (end > first && chunkBytes + size > FRAME_TARGET_BYTES) break;
+      chunkBytes += size;
+      end++;
+    }
+    out(encodeFrame(labels, chunks, first, end, chunkBytes));
+    first = end;
+  } while (first < chunks.length);
+}
+
+function encodeFrame(labels: Buffer, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
+  const seriesSize = labels.length + chunkBytes;
+  const b = Buffer.allocUnsafe(lenFieldSize(seriesSize));
+  let at = writeTag(b, 0, RESPONSE_SERIES, WIRE_LEN);
+  at = writeVarint(b, at, seriesSize);
+  labels.copy(b, at);
+  at += labels.length;
+  for (let i = from; i < to; i++) {
+    const c = chunks[i]!;
+    at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);
+    at = writeVarint(b, at, aggrChunkSize(c));
+    at = writeTag(b, at, AGGR_MIN_TIME, WIRE_VARINT);
+    at = writeInt64(b, at, c.minT);
+    at = writeTag(b, at, AGGR_MAX_TIME, WIRE_VARINT);
+    at = writeInt64(b, at, c.maxT);
+    at = writeTag(b, at, AGGR_RAW, WIRE_LEN);
+    at = writeVarint(b, at, lenFieldSize(c.data.length));
+    at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
+    at = writeVarint(b, at, c.data.length);
+    b.set(c.data, at);
+    at += c.data.length;
+  }
+  return b;
+}
+
+/** A SeriesResponse frame carrying a warning. */
+export function encodeWarningFrame(warning: string): Buffer {
+  const len = utf8(warning);
+  const b = Buffer.allocUnsafe(lenFieldSize(len));
+  let at = writeTag(b, 0, RESPONSE_WARNING, WIRE_LEN);
+  at = writeVarint(b, at, len);
+  b.write(warning, at, 'utf8');
+  return b;
+}

@@ -1,0 +1,204 @@
+import type { Db } from '../db/db.js';
+import type { SelectedSeries } from '../db/querier.js';
+import type { HeadWasm } from '../head/head-wasm.js';
+import { compareLabels } from '../head/series.js';
+import { compareUtf8, type LabelMatcher } from '../index/index.js';
+import { Aggr, StoreType } from '../gen/thanos/store/rpc.js';
+import type {
+  InfoResponse, LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest,
+} from '../gen/thanos/store/rpc.js';
+import type { InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc.js';
+import type { LabelMatcher as WireMatcher } from '../gen/thanos/store/types.js';
+import { PartialResponseStrategy } from '../gen/thanos/store/types.js';
+import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
+import { ExternalLabels, withoutLabels } from './external-labels.js';
+import { invalidArgument, limitExceeded } from './errors.js';
+import { encodeLabels, encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
+import { ShardFilter } from './shard.js';
+
+export interface StoreApiConfig {
+  externalLabels: ExternalLabels;
+  /** --replica-label: the labels without_replica_labels may remove. */
+  replicaLabels: ReadonlySet<string>;
+  /** --tenant-label-name. */
+  tenantLabel: string;
+  /** --store.limits.request-series / -samples; 0 = none. */
+  seriesLimit: number;
+  samplesLimit: number;
+}
+
+const MAX_I64 = 9223372036854775807n;
+const MIN_I64 = -9223372036854775808n;
+/** Series encoded per turn of the event loop while streaming a large answer. */
+const SERIES_PER_SLICE = 512;
+
+/**
+ * The Store API over the engine, independent of the transport: requests
+ * as decoded messages, Series frames as encoded bytes. Rules: see the
+ * README and issue 4 (series whole and sorted, labels sorted, chunks by
+ * min time, frames of about 1 MiB, external labels winning, replica labels,
+ * sharding, limits, warnings as frames).
+ */
+export class StoreApi {
+  constructor(private readonly db: Db, private readonly cfg: StoreApiConfig, private readonly wasm: HeadWasm) {}
+
+  /**
+   * Answers a Series request through `send`, which resolves when the frame
+   * may be followed by the next (flow control). Throws StoreRequestError
+   * (invalid argument, limits) before the first frame.
+   */
+  async series(req: SeriesRequest, send: (frame: Buffer) => Promise<void>): Promise<void> {
+    const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
+    if (rest.length === 0) throw invalidArgument('no matchers specified (excluding external labels)');
+    const warnings: string[] = [];
+    if (req.aggregates.some((a) => a !== Aggr.RAW) && req.partialResponseStrategy === PartialResponseStrategy.WARN) {
+      warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
+    }
+    const selected = matches ? this.select(req, rest) : [];
+    for (const w of warnings) await send(encodeWarningFrame(w));
+    for (let i = 0; i < selected.length; i++) {
+      const s = selected[i]!;
+      const labels = encodeLabels(s.labels);
+      const frames: Buffer[] = [];
+      encodeSeriesFrames(labels, s.chunks, (f) => frames.push(f));
+      for (const f of frames) await send(f);
+      if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** The series to answer: labels as answered, sorted; limits checked. */
+  private select(req: SeriesRequest, matchers: LabelMatcher[]): SelectedSeries[] {
+    const shard = ShardFilter.of(this.wasm, req.shardInfo);
+    const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
+    const ext = this.cfg.externalLabels;
+    const raw = this.db.querier().select(matchers, toMs(req.minTime), toMs(req.maxTime), { skipChunks: req.skipChunks });
+    let out: SelectedSeries[] = [];
+    for (const s of raw) {
+      const full = ext.apply(s.labels);
+      if (shard !== undefined && !shard.keeps(full)) continue;
+      out.push({ labels: withoutLabels(full, drop), chunks: s.chunks });
+    }
+    shard?.close();
+    if (ext.size > 0 || drop.size > 0) out.sort((a, b) => compareLabels(a.labels, b.labels));
+    const limit = Number(req.limit);
+    if (limit > 0 && out.length > limit) out = out.slice(0, limit);
+    this.checkLimits(out);
+    return out;
+  }
+
+  private checkLimits(series: readonly SelectedSeries[]): void {
+    const { seriesLimit, samplesLimit } = this.cfg;
+    if (seriesLimit > 0 && series.length > seriesLimit) {
+      throw limitExceeded(`exceeded series limit: the request selects ${series.length} series, more than the limit of ${seriesLimit} (--store.limits.request-series)`);
+    }
+    if (samplesLimit > 0) {
+      let samples = 0;
+      for (const s of series) for (const c of s.chunks) samples += (c.data[0]! << 8) | c.data[1]!;
+      if (samples > samplesLimit) {
+        throw limitExceeded(`exceeded samples limit: the request selects ${samples} samples, more than the limit of ${samplesLimit} (--store.limits.request-samples)`);
+      }
+    }
+  }
+
+  labelNames(req: LabelNamesRequest): LabelNamesResponse {
+    const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
+    if (!matches) return { names: [], warnings: [] };
+    const names = new Set(this.db.querier().labelNames(rest, toMs(req.start), toMs(req.end)));
+    // Names come only with data: no data in the range, no names at all.
+    if (names.size === 0 && !(rest.length === 0 && this.hasData(req.start, req.end))) return { names: [], warnings: [] };
+    for (const [name] of this.cfg.externalLabels.pairs) names.add(name);
+    for (const name of this.replicaLabelsToDrop(req.withoutReplicaLabels)) names.delete(name);
+    return { names: limited([...names].sort(compareUtf8), req.limit), warnings: [] };
+  }
+
+  labelValues(req: LabelValuesRequest): LabelValuesResponse {
+    if (req.label === '') throw invalidArgument('label name parameter cannot be empty');
+    const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
+    if (!matches) return { values: [], warnings: [] };
+    const start = toMs(req.start);
+    const end = toMs(req.end);
+    const ext = this.cfg.externalLabels.value(req.label);
+    if (ext !== undefined) {
+      const some = rest.length === 0
+        ? this.hasData(req.start, req.end)
+        : this.db.querier().select(rest, start, end, { skipChunks: true }).length > 0;
+      return { values: some ? [ext] : [], warnings: [] };
+    }
+    return { values: limited(this.db.querier().labelValues(req.label, rest, start, end), req.limit), warnings: [] };
+  }
+
+  /** thanos.Store/Info (deprecated). */
+  info(): InfoResponse {
+    const [minTime, maxTime] = this.timeRange();
+    return {
+      labels: this.externalLabelList(),
+      minTime,
+      maxTime,
+      storeType: StoreType.RECEIVE,
+      labelSets: this.labelSets(),
+    };
+  }
+
+  /** thanos.info.Info/Info. */
+  infoService(): InfoServiceResponse {
+    const [minTime, maxTime] = this.timeRange();
+    return {
+      labelSets: this.labelSets(),
+      ComponentType: 'receive',
+      store: { minTime, maxTime, supportsSharding: true, supportsWithoutReplicaLabels: true, tsdbInfos: [] },
+    };
+  }
+
+  /** One label set per tenant: the external labels plus the tenant label. */
+  private labelSets(): ZLabelSet[] {
+    const tenants = this.db.querier().labelValues(this.cfg.tenantLabel, [], -Infinity, Infinity);
+    if (tenants.length === 0) return this.cfg.externalLabels.size > 0 ? [{ labels: this.externalLabelList() }] : [];
+    return tenants.map((t) => ({
+      labels: this.cfg.externalLabels.apply([this.cfg.tenantLabel, t]).reduce<Label[]>((acc, v, i, all) => {
+        if (i % 2 === 0) acc.push({ name: v, value: all[i + 1]! });
+        return acc;
+      }, []),
+    }));
+  }
+
+  private externalLabelList(): Label[] {
+    return this.cfg.externalLabels.pairs.map(([name, value]) => ({ name, value }));
+  }
+
+  /** The data's time range; an empty store says so with min > max. */
+  private timeRange(): [bigint, bigint] {
+    if (this.db.maxTime === -Infinity) return [MAX_I64, MIN_I64];
+    return [BigInt(this.db.minTime), BigInt(this.db.maxTime)];
+  }
+
+  private hasData(start: bigint, end: bigint): boolean {
+    const s = toMs(start);
+    const e = toMs(end);
+    return this.db.maxTime !== -Infinity && s <= e && this.db.minTime <= e && this.db.maxTime >= s;
+  }
+
+  private replicaLabelsToDrop(named: readonly string[]): Set<string> {
+    const drop = new Set<string>();
+    for (const n of named) if (this.cfg.replicaLabels.has(n)) drop.add(n);
+    return drop;
+  }
+}
+
+function toMatchers(ms: readonly WireMatcher[]): LabelMatcher[] {
+  return ms.map((m) => {
+    if (m.type < 0 || m.type > 3) throw invalidArgument(`matcher on ${JSON.stringify(m.name)}: unknown type ${m.type}`);
+    return { type: m.type as LabelMatcher['type'], name: m.name, value: m.value };
+  });
+}
+
+/** Store API times (int64 ms) as numbers; beyond ±2^53 they are as good as infinite. */
+function toMs(t: bigint): number {
+  if (t >= 9007199254740991n) return Infinity;
+  if (t <= -9007199254740991n) return -Infinity;
+  return Number(t);
+}
+
+function limited<T>(xs: T[], limit: bigint): T[] {
+  const n = Number(limit);
+  return n > 0 && xs.length > n ? xs.slice(0, n) : xs;
+}
