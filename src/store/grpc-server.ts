@@ -7,7 +7,8 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Db } from '../db/db.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { StoreService, WriteableStoreService, WriteResponse } from '../gen/thanos/store/rpc.js';
-import type { SeriesRequest } from '../gen/thanos/store/rpc.js';
+import type { LabelNamesRequest, LabelValuesRequest, SeriesRequest } from '../gen/thanos/store/rpc.js';
+import { performance } from 'node:perf_hooks';
 import { InfoService } from '../gen/thanos/info/rpc.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
@@ -29,6 +30,8 @@ export interface GrpcServerOptions {
   tls?: GrpcTls;
   store: StoreApiConfig;
   log: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
+  /** Told of every finished call: method path, gRPC status code, seconds taken (for metrics). */
+  onCall?: (method: string, code: grpc.status, seconds: number) => void;
 }
 
 export interface RunningGrpcServer {
@@ -58,28 +61,38 @@ export async function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerO
     if (code === grpc.status.INTERNAL) opts.log.error({ err }, 'Store API call failed');
     return Object.assign(new Error((err as Error).message), { code, details: (err as Error).message, metadata: new grpc.Metadata() });
   };
-  const unary = <Req, Res>(fn: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> => (call, callback) => {
+  const observe = (method: string, started: number, code: grpc.status): void => {
+    opts.onCall?.(method, code, (performance.now() - started) / 1000);
+  };
+  const unary = <Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> => (call, callback) => {
+    const started = performance.now();
     Promise.resolve()
       .then(() => fn(call.request))
-      .then((res) => callback(null, res), (err: unknown) => callback(fail(err)));
+      .then((res) => {
+        observe(method, started, grpc.status.OK);
+        callback(null, res);
+      }, (err: unknown) => {
+        const e = fail(err);
+        observe(method, started, e.code);
+        callback(e);
+      });
   };
 
   // Series frames are encoded already: a pass-through serializer sends them as they are.
   const storeDefinition = { ...StoreService, series: { ...StoreService.series, responseSerialize: passThrough } };
-  server.addService(storeDefinition as unknown as grpc.ServiceDefinition, storeHandlers(api, unary, fail));
+  server.addService(storeDefinition as unknown as grpc.ServiceDefinition, storeHandlers(api, unary, fail, observe));
 
   server.addService({
     remoteWrite: { ...WriteableStoreService.remoteWrite, requestDeserialize: passThrough },
   } as unknown as grpc.ServiceDefinition, {
-    remoteWrite: (call: grpc.ServerUnaryCall<Buffer, WriteResponse>, callback: grpc.sendUnaryData<WriteResponse>) => {
-      remoteWrite(db, pool, call.request, { dialect: 'thanos', tenantLabel: opts.store.tenantLabel }).then((outcome) => {
-        if (outcome.error !== undefined) callback(fail(outcome.error));
-        else callback(null, {});
-      }, (err: unknown) => callback(fail(err)));
-    },
+    remoteWrite: unary(WriteableStoreService.remoteWrite.path, async (bytes: Buffer): Promise<WriteResponse> => {
+      const outcome = await remoteWrite(db, pool, bytes, { dialect: 'thanos', tenantLabel: opts.store.tenantLabel });
+      if (outcome.error !== undefined) throw outcome.error;
+      return {};
+    }),
   });
 
-  server.addService(InfoService, { info: unary(() => api.infoService()) } as grpc.UntypedServiceImplementation);
+  server.addService(InfoService, { info: unary(InfoService.info.path, () => api.infoService()) } as grpc.UntypedServiceImplementation);
 
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
@@ -109,14 +122,16 @@ export async function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerO
 
 function storeHandlers(
   api: StoreApi,
-  unary: <Req, Res>(fn: (req: Req) => Res | Promise<Res>) => grpc.handleUnaryCall<Req, Res>,
+  unary: <Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>) => grpc.handleUnaryCall<Req, Res>,
   fail: (err: unknown) => grpc.ServiceError,
+  observe: (method: string, started: number, code: grpc.status) => void,
 ): grpc.UntypedServiceImplementation {
   return {
-    info: unary(() => api.info()),
-    labelNames: unary((req) => api.labelNames(req as Parameters<StoreApi['labelNames']>[0])),
-    labelValues: unary((req) => api.labelValues(req as Parameters<StoreApi['labelValues']>[0])),
+    info: unary(StoreService.info.path, () => api.info()),
+    labelNames: unary(StoreService.labelNames.path, (req: LabelNamesRequest) => api.labelNames(req)),
+    labelValues: unary(StoreService.labelValues.path, (req: LabelValuesRequest) => api.labelValues(req)),
     series: (call: grpc.ServerWritableStream<SeriesRequest, Buffer>) => {
+      const started = performance.now();
       let cancelled = false;
       call.on('cancelled', () => { cancelled = true; });
       const send = (frame: Buffer): Promise<void> => {
@@ -124,8 +139,13 @@ function storeHandlers(
         if (call.write(frame)) return Promise.resolve();
         return new Promise((done) => call.once('drain', done));
       };
-      api.series(call.request, send).then(() => call.end(), (err: unknown) => {
-        if (!cancelled) call.destroy(fail(err));
+      api.series(call.request, send).then(() => {
+        observe(StoreService.series.path, started, grpc.status.OK);
+        call.end();
+      }, (err: unknown) => {
+        const e = fail(err);
+        observe(StoreService.series.path, started, cancelled ? grpc.status.CANCELLED : e.code);
+        if (!cancelled) call.destroy(e);
       });
     },
   };

@@ -1,0 +1,182 @@
+// npm run bench:grpc — the Store API over loopback against `strata serve`:
+// RemoteWrite throughput (100k series, 500 series x 1 sample a request,
+// 4, 8 and 16 concurrent streams), a Series read of 10k series x 120
+// samples (series/s, MB/s of chunk data), and LabelValues latency over
+// 100k values. Requests are encoded once and patched in place each round,
+// so the client (sharing the 2 cores) costs little.
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import * as grpc from '@grpc/grpc-js';
+import { SeriesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../src/gen/thanos/store/rpc.js';
+import { startStrata } from './support/strata-server.js';
+
+const SERIES = Number(process.env.BENCH_SERIES ?? 100_000);
+const PER_REQUEST = 500;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const READ_SERIES = 10_000;
+const READ_SAMPLES = 120;
+const START = 1_699_999_200_000;
+
+/** A WriteRequest encoded once, with the byte offsets of each sample's value and timestamp. */
+interface Template { bytes: Buffer; valueAt: number[]; tsAt: number[] }
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n >= 128) {
+    out.push((n % 128) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return out;
+}
+
+function lenField(field: number, body: number[]): number[] {
+  return [(field << 3) | 2, ...varint(body.length), ...body];
+}
+
+function str(field: number, s: string): number[] {
+  return lenField(field, [...Buffer.from(s)]);
+}
+
+function template(labelSets: string[][]): Template {
+  const bytes: number[] = [];
+  const valueAt: number[] = [];
+  const tsAt: number[] = [];
+  for (const labels of labelSets) {
+    const ts: number[] = [];
+    for (let i = 0; i < labels.length; i += 2) ts.push(...lenField(1, [...str(1, labels[i]!), ...str(2, labels[i + 1]!)]));
+    const sample = [0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, ...varint(START)];
+    const seriesBody = [...ts, ...lenField(2, sample)];
+    const seriesField = lenField(1, seriesBody);
+    const sampleStart = bytes.length + seriesField.length - sample.length;
+    valueAt.push(sampleStart + 1);
+    tsAt.push(sampleStart + 10);
+    bytes.push(...seriesField);
+  }
+  return { bytes: Buffer.from(bytes), valueAt, tsAt };
+}
+
+function patch(t: Template, ts: number, value: (i: number) => number): void {
+  const tsBytes = varint(ts);
+  for (let i = 0; i < t.valueAt.length; i++) {
+    t.bytes.writeDoubleLE(value(i), t.valueAt[i]!);
+    for (let k = 0; k < tsBytes.length; k++) t.bytes[t.tsAt[i]! + k] = tsBytes[k]!;
+  }
+}
+
+const raw = (b: Buffer): Buffer => b;
+const Client = grpc.makeGenericClientConstructor({
+  remoteWrite: { path: '/thanos.WriteableStore/RemoteWrite', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+  series: { path: '/thanos.Store/Series', requestStream: false, responseStream: true, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+  labelValues: { path: '/thanos.Store/LabelValues', requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw },
+}, 'bench');
+
+type RawClient = grpc.Client & {
+  remoteWrite(req: Buffer, cb: (err: grpc.ServiceError | null, res?: Buffer) => void): void;
+  series(req: Buffer): grpc.ClientReadableStream<Buffer>;
+  labelValues(req: Buffer, cb: (err: grpc.ServiceError | null, res?: Buffer) => void): void;
+};
+
+function write(client: RawClient, t: Template): Promise<void> {
+  return new Promise((done, fail) => client.remoteWrite(t.bytes, (err) => (err ? fail(err) : done())));
+}
+
+/** Writes `rounds` rounds over the templates with `streams` concurrent callers; each template stays with one caller, in order. */
+async function ingest(client: RawClient, templates: Template[], firstRound: number, rounds: number, streams: number): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: streams }, async (_, s) => {
+    for (let r = firstRound; r < firstRound + rounds; r++) {
+      for (let k = s; k < templates.length; k += streams) {
+        const t = templates[k]!;
+        patch(t, START + r * 15_000, (i) => (k * PER_REQUEST + i) % 3 === 0 ? r * 10 + i : Math.sin(r + i) * 100);
+        await write(client, t);
+      }
+    }
+  }));
+  return performance.now() - t0;
+}
+
+const labelsOf = (i: number, metric: string): string[] => [
+  '__name__', `${metric}_${i % 100}`, 'group', `g${i % 10}`, 'instance', `host-${Math.floor(i / 100)}:9100`, 'job', 'node', 'series_id', String(i).padStart(6, '0'),
+];
+
+function templatesFor(count: number, metric: string): Template[] {
+  const out: Template[] = [];
+  for (let first = 0; first < count; first += PER_REQUEST) {
+    const sets: string[][] = [];
+    for (let i = first; i < Math.min(count, first + PER_REQUEST); i++) sets.push(labelsOf(i, metric));
+    out.push(template(sets));
+  }
+  return out;
+}
+
+const server = await startStrata(['--workers', '2']);
+const client = new Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure(), {
+  'grpc.max_receive_message_length': -1,
+}) as unknown as RawClient;
+const rows: string[] = [];
+const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+try {
+  const templates = templatesFor(SERIES, 'node_metric');
+  const createMs = await ingest(client, templates, 0, 1, 8);
+  rows.push(`| RemoteWrite, first round (creates ${f(SERIES)} series), 8 streams | ${f(SERIES / (createMs / 1000))} samples/s |`);
+  let round = 1;
+  for (const streams of [4, 8, 16]) {
+    const ms = await ingest(client, templates, round, ROUNDS, streams);
+    round += ROUNDS;
+    rows.push(`| RemoteWrite, ${f(SERIES)} series, ${PER_REQUEST} x 1 sample a request, ${streams} streams | ${f((SERIES * ROUNDS) / (ms / 1000))} samples/s |`);
+  }
+
+  // LabelValues over 100k values.
+  const lvReq = Buffer.from(LabelValuesRequest.encode(LabelValuesRequest.fromPartial({ label: 'series_id', start: 0n, end: BigInt(START + 10 ** 9) })).finish());
+  const lat: number[] = [];
+  let values = 0;
+  for (let i = 0; i < 40; i++) {
+    const t0 = performance.now();
+    const res = await new Promise<Buffer>((done, fail) => client.labelValues(lvReq, (err, r) => (err ? fail(err) : done(r!))));
+    lat.push(performance.now() - t0);
+    values = LabelValuesResponse.decode(res).values.length;
+  }
+  lat.sort((a, b) => a - b);
+  rows.push(`| LabelValues over ${f(values)} values | p50 ${f(lat[Math.floor(lat.length / 2)]!, 1)} ms, p99 ${f(lat[Math.ceil(lat.length * 0.99) - 1]!, 1)} ms |`);
+
+  // A Series read of 10k series x 120 samples.
+  const readTemplates = templatesFor(READ_SERIES, 'bench_read');
+  await ingest(client, readTemplates, 0, READ_SAMPLES, 8);
+  const seriesReq = Buffer.from(SeriesRequest.encode(SeriesRequest.fromPartial({
+    minTime: 0n, maxTime: BigInt(START + 10 ** 9), matchers: [{ type: 0, name: 'job', value: 'node' }, { type: 2, name: '__name__', value: 'bench_read_.*' }],
+  })).finish());
+  let best = Infinity;
+  let frames: Buffer[] = [];
+  for (let i = 0; i < 5; i++) {
+    const got: Buffer[] = [];
+    const t0 = performance.now();
+    await new Promise<void>((done, fail) => {
+      const stream = client.series(seriesReq);
+      stream.on('data', (b: Buffer) => got.push(b));
+      stream.on('end', done);
+      stream.on('error', fail);
+    });
+    const ms = performance.now() - t0;
+    if (ms < best) best = ms;
+    frames = got;
+  }
+  let chunkBytes = 0;
+  let series = 0;
+  for (const fr of frames) {
+    const r = SeriesResponse.decode(fr);
+    if (r.result?.$case !== 'series') continue;
+    series++;
+    for (const c of r.result.value.chunks) chunkBytes += c.raw?.data.length ?? 0;
+  }
+  rows.push(`| Series read, ${f(series)} series x ${READ_SAMPLES} samples (best of 5) | ${f(series / (best / 1000))} series/s, ${f(chunkBytes / 1e6 / (best / 1000))} MB/s of chunk data, ${f(best, 1)} ms |`);
+} finally {
+  client.close();
+  await server.stop();
+}
+
+console.log(`Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${new Date().toISOString().slice(0, 10)}`);
+console.log('strata serve --workers 2 on 127.0.0.1; client in this process (same 2 cores)\n');
+console.log('| measure | value |');
+console.log('|---|---|');
+for (const r of rows) console.log(r);
