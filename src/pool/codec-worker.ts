@@ -1,14 +1,23 @@
-// A piscina worker: loads the WebAssembly codec once, then runs batch
-// encode and decode tasks. Each result is one packed ArrayBuffer, moved
-// (not copied) back to the caller's thread.
-import { move } from 'piscina';
+// A piscina worker: loads the WebAssembly module once, then runs batch
+// encode and decode tasks and remote-write parsing. Each result's buffer
+// is moved (not copied) back to the caller's thread.
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { compressSync, uncompressSync } from 'snappy';
+import { encodeReadResponse } from '../http/prometheus/read-samples.js';
 import { WasmXorCodec, chunkSampleCount } from '../codec/index.js';
+import type { HeadWasm } from '../head/head-wasm.js';
+import { MalformedRequestError } from '../store/write/errors.js';
+import { parseWriteRequest } from '../store/write/parse-write.js';
 import {
   allocSampleBatch, checkOffsets, packChunkBatch,
-  type ChunkBatch, type CodecTask, type SampleBatch,
+  type ChunkBatch, type CodecTask, type ParseWriteAnswer, type ParseWriteTask, type ReadSamplesTask, type SampleBatch,
 } from './batches.js';
+import { checkSnappyBlock, SnappyBodyError, snappyFailure } from './snappy-block.js';
 
 const codec = new WasmXorCodec();
+// The same instance of build/strata.wasm serves the head's exports
+// (hashEntries for the batch's label hashes).
+const headWasm = codec.wasm as HeadWasm;
 
 function encodeBatch({ timestamps, values, offsets }: SampleBatch): ArrayBuffer {
   checkOffsets(offsets, timestamps.length, 'encode');
@@ -46,7 +55,50 @@ function decodeBatch({ data, offsets }: ChunkBatch): ArrayBuffer {
   return buffer;
 }
 
+/** A snappy block's bytes, or the answer refusing it. */
+function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
+  try {
+    checkSnappyBlock(bytes, maxDecodedBytes);
+    return uncompressSync(bytes) as Buffer;
+  } catch (err) {
+    const e = err instanceof SnappyBodyError ? err : snappyFailure(err);
+    return { ok: false, snappy: e.kind, message: e.message };
+  }
+}
+
+function parseWrite({ bytes: body, opts, snappy }: ParseWriteTask): unknown {
+  const bytes = snappy === undefined ? body : unsnappy(body, snappy.maxDecodedBytes);
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let answer: ParseWriteAnswer;
+  try {
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, headWasm) };
+  } catch (err) {
+    if (!(err instanceof MalformedRequestError)) throw err;
+    return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
+  }
+  // Answer the object, moving its batch: piscina transfers what a movable
+  // value lists under transferableSymbol and posts what it has under valueSymbol.
+  return move({ [transferableSymbol]: answer.parsed.batch, [valueSymbol]: answer });
+}
+
+/** The snappy ReadResponse of a remote-read SAMPLES answer, on a buffer of its own (moved back). */
+function readSamples({ plan }: ReadSamplesTask): ArrayBuffer {
+  const compressed = compressSync(encodeReadResponse(plan, codec));
+  // The library's Buffer may be external memory: copy it onto a plain ArrayBuffer that can move.
+  const out = new Uint8Array(compressed.length);
+  out.set(compressed);
+  return out.buffer;
+}
+
 export default function run(task: CodecTask): unknown {
-  const buffer = task.op === 'encode' ? encodeBatch(task.batch) : decodeBatch(task.batch);
-  return move(buffer);
+  switch (task.op) {
+    case 'encode':
+      return move(encodeBatch(task.batch));
+    case 'decode':
+      return move(decodeBatch(task.batch));
+    case 'parseWrite':
+      return parseWrite(task);
+    case 'readSamples':
+      return move(readSamples(task));
+  }
 }

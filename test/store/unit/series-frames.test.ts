@@ -33,7 +33,7 @@ test('a long series is split into frames of about 1 MiB, every frame with the la
   for (const f of frames) {
     assert.ok(f.length <= FRAME_TARGET_BYTES + 2048, `frame of ${f.length} bytes`);
     const r = SeriesResponse.decode(f);
-    const s = r.result!.$case === 'series' ? r.result.value : undefined;
+    const s = r.result?.$case === 'series' ? r.result.value : undefined;
     assert.deepEqual(s!.labels, [{ name: 'a', value: '1' }]);
     for (const c of s!.chunks) seen.push(c.minTime);
   }

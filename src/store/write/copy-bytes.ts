@@ -1,0 +1,26 @@
+/**
+ * Copies `len` bytes from `src` at `from` to `dst` at `to` and tells
+ * whether any of them is not ASCII (a byte with the high bit set), so that
+ * UTF-8 needs validating only then. Label names and values are mostly a
+ * few to a few dozen ASCII bytes: whole 32-bit words go through the
+ * DataViews (TurboFan inlines those into plain unaligned loads and stores),
+ * and a byte loop does the last 0-3.
+ */
+export function copyBytes(
+  src: Uint8Array, srcView: DataView, from: number, len: number,
+  dst: Uint8Array, dstView: DataView, to: number,
+): boolean {
+  let high = 0;
+  let k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const w = srcView.getInt32(from + k, true);
+    high |= w;
+    dstView.setInt32(to + k, w, true);
+  }
+  for (; k < len; k++) {
+    const b = src[from + k]!;
+    high |= b;
+    dst[to + k] = b;
+  }
+  return (high & 0x80808080) !== 0;
+}

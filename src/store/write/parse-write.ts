@@ -1,0 +1,183 @@
+import type { HeadWasm } from '../../head/head-wasm.js';
+import { releaseScratch, takeScratch } from './batch-scratch.js';
+import { badParseOption, malformedRequest } from './errors.js';
+import { METRIC_METADATA, checkMessage } from './message-shapes.js';
+import { SeriesParser } from './series-parser.js';
+import { invalidUtf8At } from './utf8.js';
+import { WIRE, WireReader, wrongWireType } from './wire-reader.js';
+
+/** Tenant of a write that names none (Thanos Receive's default). */
+export const DEFAULT_TENANT = 'default-tenant';
+/** Label that carries the tenant (Thanos Receive's `--receive.tenant-label-name` default). */
+export const DEFAULT_TENANT_LABEL = 'tenant_id';
+
+/** How to read a remote-write request. */
+export interface ParseWriteOptions {
+  /**
+   * 'thanos': thanos.WriteRequest (timeseries = 1, tenant = 2, replica = 3).
+   * 'prometheus': prometheus.WriteRequest (timeseries = 1, metadata = 3, ignored).
+   */
+  dialect: 'thanos' | 'prometheus';
+  /** Name of the tenant label added to every series (default 'tenant_id'); must not be empty. */
+  tenantLabel?: string;
+  /**
+   * Tenant from outside the message (the HTTP THANOS-TENANT header). When
+   * undefined or empty: the thanos tenant field; when that is empty or
+   * absent too: 'default-tenant'.
+   */
+  tenant?: string;
+}
+
+/** What a remote-write request held, the valid part as an append batch. */
+export interface ParsedWrite {
+  /**
+   * AppendBatch (src/head/append-batch.ts) of the valid series that have
+   * float samples, in request order: tenant label merged in (it wins over a
+   * written label of the same name), label hashes filled. Owned by the caller.
+   */
+  batch: ArrayBuffer;
+  /** The tenant the series were written for. */
+  tenant: string;
+  /** thanos field 3 (0 when absent, and always for 'prometheus'). */
+  replica: number;
+  /** TimeSeries in the request, valid or not. */
+  series: number;
+  /** Float samples in the batch. */
+  samples: number;
+  /** Series refused for their labels (their samples are not in the batch). */
+  invalidSeries: number;
+  /** What was wrong with the first refused series, e.g. `series 3 {__name__="up", b="1", a="2"}: label names not sorted ("b" before "a")` (index from 0). */
+  firstInvalid?: string;
+  /** Native histogram samples refused (Strata stores floats only), in series with valid labels. */
+  histogramSamples: number;
+  /** The first series that carried histogram samples, e.g. `series 5 {__name__="rpc_seconds"}`. */
+  firstHistogram?: string;
+  /** Exemplars in series with valid labels: accepted, not stored. */
+  exemplars: number;
+}
+
+// Top-level tags (field << 3 | wire type).
+const TIMESERIES = (1 << 3) | WIRE.len;
+const THANOS_TENANT = (2 << 3) | WIRE.len;
+const THANOS_REPLICA = (3 << 3) | WIRE.varint;
+const PROMETHEUS_METADATA = (3 << 3) | WIRE.len;
+
+const encoder = new TextEncoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The top-level fields, read before any series because tenant may follow the series. */
+interface RequestHead {
+  series: number;
+  tenantAt: number;
+  tenantLen: number;
+  replica: number;
+}
+
+function readHead(r: WireReader, dialect: ParseWriteOptions['dialect']): RequestHead {
+  const end = r.buf.length;
+  const head: RequestHead = { series: 0, tenantAt: 0, tenantLen: 0, replica: 0 };
+  const thanos = dialect === 'thanos';
+  r.pos = 0;
+  while (r.pos < end) {
+    const at = r.pos;
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (tag === TIMESERIES) {
+      r.pos = r.len(end);
+      head.series++;
+    } else if (thanos && tag === THANOS_TENANT) {
+      const stop = r.len(end);
+      head.tenantAt = r.pos;
+      head.tenantLen = stop - r.pos;
+      r.pos = stop;
+    } else if (thanos && tag === THANOS_REPLICA) {
+      head.replica = r.int64Number(end);
+    } else if (!thanos && tag === PROMETHEUS_METADATA) {
+      checkMessage(r, r.len(end), METRIC_METADATA);
+    } else if (field === 1 || (thanos && field === 2) || field === 3) {
+      const want = thanos && field === 3 ? WIRE.varint : WIRE.len;
+      throw wrongWireType(at, 'WriteRequest', field, tag & 7, want);
+    } else {
+      r.skip(tag & 7, end);
+    }
+  }
+  return head;
+}
+
+function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefined): string {
+  if (fromOutside !== undefined && fromOutside !== '') return fromOutside;
+  if (head.tenantLen === 0) return DEFAULT_TENANT;
+  const bad = invalidUtf8At(r.buf, head.tenantAt, head.tenantAt + head.tenantLen);
+  if (bad >= 0) throw malformedRequest(bad, 'tenant is not valid UTF-8');
+  return strictDecoder.decode(r.buf.subarray(head.tenantAt, head.tenantAt + head.tenantLen));
+}
+
+/**
+ * Parses a remote-write request from its protobuf bytes straight into an
+ * append batch: no message objects, no per-sample JS values. Label sets are
+ * checked as Thanos Receive checks them (no labels, empty name or value,
+ * duplicate or unsorted names, and valid UTF-8); a series that fails is
+ * counted and left out, the rest still counts. Fields may come in any
+ * order, unknown fields are skipped, and a scalar given twice takes the
+ * last value, as protobuf says.
+ *
+ * Synchronous and CPU-bound: call it in a pool worker (CodecPool.parseWrite),
+ * not on the event loop. `bytes` is only read, and not kept.
+ *
+ * @throws MalformedRequestError (with the byte offset) when the bytes are
+ *   not a valid message: truncated, a bad varint, a length past its
+ *   message, a group or invalid wire type, a known field with the wrong
+ *   wire type, or a tenant field that is not UTF-8.
+ * @example
+ * const parsed = parseWriteRequest(body, { dialect: 'thanos' }, wasm);
+ * const result = db.append(parsed.batch);
+ * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
+ */
+export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm): ParsedWrite {
+  const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
+  if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
+  if (opts.dialect !== 'thanos' && opts.dialect !== 'prometheus') throw badParseOption(`unknown dialect ${JSON.stringify(opts.dialect)}`);
+  const r = new WireReader(bytes);
+  const head = readHead(r, opts.dialect);
+  const tenant = tenantOf(r, head, opts.tenant);
+
+  const scratch = takeScratch();
+  let parser: SeriesParser;
+  let batch: ArrayBuffer;
+  try {
+    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant));
+    // Second walk over the top level: the first one checked it, so only
+    // series need reading now.
+    const end = bytes.length;
+    r.pos = 0;
+    let index = 0;
+    while (r.pos < end) {
+      const tag = r.tag(end);
+      if (tag === TIMESERIES) {
+        const stop = r.len(end);
+        parser.series(stop, index++);
+        r.pos = stop;
+      } else {
+        r.skip(tag & 7, end);
+      }
+    }
+    batch = scratch.finish(wasm);
+  } finally {
+    // Malformed requests too: a stream of them must not allocate scratch each time.
+    releaseScratch(scratch);
+  }
+
+  const parsed: ParsedWrite = {
+    batch,
+    tenant,
+    replica: head.replica,
+    series: head.series,
+    samples: parser.samples,
+    invalidSeries: parser.invalidSeries,
+    histogramSamples: parser.histogramSamples,
+    exemplars: parser.exemplars,
+  };
+  if (parser.firstInvalid !== undefined) parsed.firstInvalid = parser.firstInvalid;
+  if (parser.firstHistogram !== undefined) parsed.firstHistogram = parser.firstHistogram;
+  return parsed;
+}

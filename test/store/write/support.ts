@@ -1,0 +1,133 @@
+// Builders of remote-write requests (the generated ts-proto encoders, and
+// @bufbuild's BinaryWriter where a test needs bytes those encoders never
+// write) and a decoder of the append batch the parser answers.
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { WriteRequest as PrometheusWriteRequest } from '../../../src/gen/prometheus/remote.js';
+import { WriteRequest } from '../../../src/gen/thanos/store/rpc.js';
+import { Label } from '../../../src/gen/thanos/store/labels.js';
+import { Histogram } from '../../../src/gen/thanos/store/prompb/types.js';
+import type { TimeSeries } from '../../../src/gen/thanos/store/prompb/types.js';
+import { viewAppendBatch } from '../../../src/head/append-batch.js';
+import { ENTRY, instantiateHeadWasm } from '../../../src/head/head-wasm.js';
+import type { HeadWasm } from '../../../src/head/head-wasm.js';
+import { parseWriteRequest } from '../../../src/store/write/parse-write.js';
+import type { ParsedWrite, ParseWriteOptions } from '../../../src/store/write/parse-write.js';
+
+let shared: HeadWasm | undefined;
+
+/** One module instance for the tests of a file (as a pool worker has one). */
+export function headWasm(): HeadWasm {
+  shared ??= instantiateHeadWasm();
+  return shared;
+}
+
+/** parseWriteRequest with the thanos dialect unless told otherwise. */
+export function parse(bytes: Uint8Array, opts: Partial<ParseWriteOptions> = {}): ParsedWrite {
+  return parseWriteRequest(bytes, { dialect: 'thanos', ...opts }, headWasm());
+}
+
+/** A TimeSeries from flat labels [name, value, ...] and [timestamp, value] samples. */
+export function series(labels: string[], samples: [bigint, number][] = [[1000n, 1]], extra: Partial<TimeSeries> = {}): TimeSeries {
+  const pairs: Label[] = [];
+  for (let i = 0; i < labels.length; i += 2) pairs.push({ name: labels[i]!, value: labels[i + 1]! });
+  return {
+    labels: pairs,
+    samples: samples.map(([timestamp, value]) => ({ timestamp, value })),
+    exemplars: [],
+    histograms: [],
+    ...extra,
+  };
+}
+
+/** A thanos.WriteRequest, encoded by ts-proto. */
+export function thanosRequest(timeseries: TimeSeries[], tenant = '', replica = 0n): Uint8Array {
+  return WriteRequest.encode({ timeseries, tenant, replica }).finish();
+}
+
+/** A prometheus.WriteRequest, encoded by ts-proto (same TimeSeries bytes). */
+export function prometheusRequest(timeseries: TimeSeries[]): Uint8Array {
+  return PrometheusWriteRequest.encode({ timeseries, metadata: [] }).finish();
+}
+
+/** A small native histogram sample. */
+export function histogram(timestamp: bigint): Histogram {
+  return Histogram.fromPartial({ count: { $case: 'countInt', value: 3n }, sum: 1.5, schema: 1, timestamp });
+}
+
+/** A Sample whose value is given by its 64 bits (ts-proto would pass it through a JS number). */
+export function rawSample(w: BinaryWriter, bits: bigint, timestamp: bigint): void {
+  w.tag(2, WireType.LengthDelimited).fork();
+  w.tag(1, WireType.Bit64).fixed64(bits);
+  w.tag(2, WireType.Varint).int64(timestamp);
+  w.join();
+}
+
+/** A TimeSeries written field by field, for samples given by their bits. */
+export function rawSeries(labels: string[], samples: [bigint, bigint][]): Uint8Array {
+  const w = new BinaryWriter();
+  for (let i = 0; i < labels.length; i += 2) {
+    Label.encode({ name: labels[i]!, value: labels[i + 1]! }, w.tag(1, WireType.LengthDelimited).fork()).join();
+  }
+  for (const [timestamp, bits] of samples) rawSample(w, bits, timestamp);
+  return w.finish();
+}
+
+/** A WriteRequest whose series are given as encoded TimeSeries bytes. */
+export function requestOf(encodedSeries: Uint8Array[], tenant = ''): Uint8Array {
+  const w = new BinaryWriter();
+  for (const s of encodedSeries) w.tag(1, WireType.LengthDelimited).bytes(s);
+  if (tenant !== '') w.tag(2, WireType.LengthDelimited).string(tenant);
+  return w.finish();
+}
+
+/** One entry of an append batch, in plain values. */
+export interface BatchEntry {
+  hash: bigint;
+  ref: number;
+  /** Flat [name, value, ...], decoded from the canonical bytes. */
+  labels: string[];
+  labelBytes: Uint8Array;
+  timestamps: bigint[];
+  valueBits: bigint[];
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Every entry of an append batch, checking its layout on the way. */
+export function decodeBatch(batch: ArrayBuffer): BatchEntry[] {
+  const v = viewAppendBatch(batch);
+  const d = new DataView(batch);
+  const out: BatchEntry[] = [];
+  for (let i = 0; i < v.entries; i++) {
+    const e = v.entriesAt + i * ENTRY.size;
+    const off = d.getUint32(e + ENTRY.labelsOff, true);
+    const len = d.getUint32(e + ENTRY.labelsLen, true);
+    const start = d.getUint32(e + ENTRY.start, true);
+    const count = d.getUint32(e + ENTRY.count, true);
+    const labelBytes = new Uint8Array(batch, v.labelsAt + off, len);
+    const labels: string[] = [];
+    let from = 0;
+    for (let k = 0; k < len; k++) {
+      if (labelBytes[k] === 0xff) {
+        labels.push(decoder.decode(labelBytes.subarray(from, k)));
+        from = k + 1;
+      }
+    }
+    if (from !== len) throw new Error(`entry ${i}: label bytes do not end in 0xFF`);
+    const timestamps: bigint[] = [];
+    const valueBits: bigint[] = [];
+    for (let k = start; k < start + count; k++) {
+      timestamps.push(d.getBigInt64(v.timestampsAt + k * 8, true));
+      valueBits.push(d.getBigUint64(v.valuesAt + k * 8, true));
+    }
+    out.push({ hash: d.getBigUint64(e + ENTRY.hash, true), ref: d.getUint32(e + ENTRY.ref, true), labels, labelBytes, timestamps, valueBits });
+  }
+  return out;
+}
+
+/** The 64 bits of a double. */
+export function bitsOf(x: number): bigint {
+  const d = new DataView(new ArrayBuffer(8));
+  d.setFloat64(0, x, true);
+  return d.getBigUint64(0, true);
+}
