@@ -19,7 +19,9 @@ export interface StrataServer {
 
 export function startStrata(extraArgs: string[] = []): Promise<StrataServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'strata-bench-'));
-  const child = spawn(process.execPath, [join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
+  // STRATA_NODE_ARGS: extra node flags for the server, e.g. --cpu-prof to profile it.
+  const nodeArgs = (process.env.STRATA_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
     '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', ...extraArgs], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   const stop = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import type { Head } from '../head/head.js';
-import { compareLabels, compareUtf8 } from '../head/series.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../head/series.js';
 import type { Series } from '../head/series.js';
 import type { LabelMatcher } from '../index/types.js';
 
@@ -56,7 +56,8 @@ export class Querier {
       const chunks = this.chunksOf(s, minT, maxT);
       if (chunks.length > 0) out.push({ labels: s.labels, chunks });
     }
-    return out.sort((a, b) => compareLabels(a.labels, b.labels));
+    const compare = this.head.index.hasSurrogates() ? compareLabels : compareLabelsNative;
+    return out.sort((a, b) => compare(a.labels, b.labels));
   }
 
   /** Label names of the series matching `matchers` with data in the range, sorted. */

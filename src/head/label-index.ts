@@ -15,5 +15,7 @@ export interface LabelIndex {
   /** Ids of the series matching every matcher, ascending. */
   select(matchers: readonly LabelMatcher[]): Uint32Array;
   labelNames(): string[];
+  /** Whether any name or value holds a surrogate (then native string order is not byte order). */
+  hasSurrogates(): boolean;
   labelValues(name: string): string[];
 }

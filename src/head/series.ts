@@ -39,3 +39,17 @@ export function compareLabels(a: readonly string[], b: readonly string[]): numbe
   }
   return a.length - b.length;
 }
+
+/**
+ * compareLabels for label sets known to hold no surrogates, where
+ * JavaScript's native string order is UTF-8 byte order: several times faster.
+ */
+export function compareLabelsNative(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}

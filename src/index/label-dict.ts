@@ -23,6 +23,11 @@ export class LabelDict {
   /** Whether any value has a surrogate (then code unit order is not byte order). */
   private surrogates = false;
 
+  /** Whether any value holds a surrogate: only then does UTF-16 order differ from UTF-8 byte order. */
+  get hasSurrogates(): boolean {
+    return this.surrogates;
+  }
+
   constructor(readonly name: string) {}
 
   /** Number of distinct values. */

@@ -1,3 +1,4 @@
+import { hasSurrogate } from './utf8-order.js';
 import { LabelDict } from './label-dict.js';
 import { DeletedIds, PostingsLists } from './postings-lists.js';
 import { selectPostings, type IndexReader } from './select.js';
@@ -39,6 +40,18 @@ export class PostingsIndex {
   /** Number of series in the index. */
   get seriesCount(): number {
     return this.lists.length(this.allList);
+  }
+
+  /**
+   * Whether any label name or value holds a surrogate (a code point past
+   * U+FFFF). Without any, JavaScript's string order is UTF-8 byte order and
+   * label sets can be sorted with it.
+   */
+  hasSurrogates(): boolean {
+    for (const [name, dict] of this.dicts) {
+      if (dict.hasSurrogates || hasSurrogate(name)) return true;
+    }
+    return false;
   }
 
   /**

@@ -7,9 +7,12 @@ import { compareUtf8 } from '../index/index.js';
  */
 export class ExternalLabels {
   private readonly byName: Map<string, string>;
+  /** Whether a name or value holds a surrogate (see compareLabelsNative). */
+  readonly hasSurrogates: boolean;
 
   constructor(readonly pairs: ReadonlyArray<readonly [string, string]>) {
     this.byName = new Map(pairs);
+    this.hasSurrogates = pairs.some(([n, v]) => /[\uD800-\uDFFF]/.test(n + v));
   }
 
   get size(): number {

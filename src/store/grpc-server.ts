@@ -134,12 +134,12 @@ function storeHandlers(
       const started = performance.now();
       let cancelled = false;
       call.on('cancelled', () => { cancelled = true; });
-      const send = (frame: Buffer): Promise<void> => {
-        if (cancelled) return Promise.reject(new Error('cancelled by the client'));
-        if (call.write(frame)) return Promise.resolve();
-        return new Promise((done) => call.once('drain', done));
+      const send = (frame: Buffer): boolean => {
+        if (cancelled) throw new Error('cancelled by the client');
+        return call.write(frame);
       };
-      api.series(call.request, send).then(() => {
+      const drained = (): Promise<void> => new Promise((done) => call.once('drain', done));
+      api.series(call.request, send, drained).then(() => {
         observe(StoreService.series.path, started, grpc.status.OK);
         call.end();
       }, (err: unknown) => {

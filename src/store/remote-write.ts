@@ -22,9 +22,16 @@ export async function remoteWrite(
   db: Db,
   pool: CodecPool,
   bytes: Uint8Array,
-  opts: { dialect: 'thanos' | 'prometheus'; tenantLabel: string; tenant?: string },
+  opts: {
+    dialect: 'thanos' | 'prometheus';
+    tenantLabel: string;
+    tenant?: string;
+    /** The bytes are a snappy block (HTTP remote write), decompressed in the pool first, up to this size. */
+    snappy?: { maxDecodedBytes: number };
+  },
 ): Promise<WriteOutcome> {
-  const parsed = await pool.parseWrite(bytes, opts);
+  const { snappy, ...parseOpts } = opts;
+  const parsed = await pool.parseWrite(bytes, parseOpts, snappy === undefined ? {} : { snappy });
   const batch = parsed.batch;
   const result = viewAppendBatch(batch).entries > 0 ? db.append(batch) : undefined;
   const problems: string[] = [];

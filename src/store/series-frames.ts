@@ -23,23 +23,34 @@ const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** The encoded `labels` fields of a Series message, reused by each of its frames. */
 export function encodeLabels(labels: readonly string[]): Buffer {
+  const b = Buffer.allocUnsafe(labelsSize(labels));
+  writeLabels(b, 0, labels);
+  return b;
+}
+
+/** Bytes of the `labels` fields of a Series message. */
+export function labelsSize(labels: readonly string[]): number {
   let size = 0;
   for (let i = 0; i < labels.length; i += 2) size += lenFieldSize(labelSize(labels[i]!, labels[i + 1]!));
-  const b = Buffer.allocUnsafe(size);
-  let at = 0;
+  return size;
+}
+
+function writeLabels(b: Buffer, at: number, labels: readonly string[]): number {
   for (let i = 0; i < labels.length; i += 2) {
     const name = labels[i]!;
     const value = labels[i + 1]!;
+    const nameLen = utf8(name);
+    const valueLen = utf8(value);
     at = writeTag(b, at, SERIES_LABELS, WIRE_LEN);
-    at = writeVarint(b, at, labelSize(name, value));
+    at = writeVarint(b, at, lenFieldSize(nameLen) + lenFieldSize(valueLen));
     at = writeTag(b, at, LABEL_NAME, WIRE_LEN);
-    at = writeVarint(b, at, utf8(name));
+    at = writeVarint(b, at, nameLen);
     at += b.write(name, at, 'utf8');
     at = writeTag(b, at, LABEL_VALUE, WIRE_LEN);
-    at = writeVarint(b, at, utf8(value));
+    at = writeVarint(b, at, valueLen);
     at += b.write(value, at, 'utf8');
   }
-  return b;
+  return at;
 }
 
 function labelSize(name: string, value: string): number {
@@ -54,9 +65,10 @@ function aggrChunkSize(c: StoredChunk): number {
 /**
  * Encodes one series as SeriesResponse frames: all its chunks, in order,
  * split so that a frame holds about FRAME_TARGET_BYTES of chunks. With no
- * chunks (skip_chunks) one frame of labels only.
+ * chunks (skip_chunks) one frame of labels only. Each frame is one buffer.
  */
-export function encodeSeriesFrames(labels: Buffer, chunks: readonly StoredChunk[], out: (frame: Buffer) => void): void {
+export function encodeSeriesFrames(labels: readonly string[], chunks: readonly StoredChunk[], out: (frame: Buffer) => void): void {
+  const labelBytes = labelsSize(labels);
   let first = 0;
   do {
     let end = first;
@@ -67,18 +79,17 @@ export function encodeSeriesFrames(labels: Buffer, chunks: readonly StoredChunk[
       chunkBytes += size;
       end++;
     }
-    out(encodeFrame(labels, chunks, first, end, chunkBytes));
+    out(encodeFrame(labels, labelBytes, chunks, first, end, chunkBytes));
     first = end;
   } while (first < chunks.length);
 }
 
-function encodeFrame(labels: Buffer, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
-  const seriesSize = labels.length + chunkBytes;
+function encodeFrame(labels: readonly string[], labelBytes: number, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
+  const seriesSize = labelBytes + chunkBytes;
   const b = Buffer.allocUnsafe(lenFieldSize(seriesSize));
   let at = writeTag(b, 0, RESPONSE_SERIES, WIRE_LEN);
   at = writeVarint(b, at, seriesSize);
-  labels.copy(b, at);
-  at += labels.length;
+  at = writeLabels(b, at, labels);
   for (let i = from; i < to; i++) {
     const c = chunks[i]!;
     at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);

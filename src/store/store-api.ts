@@ -1,7 +1,7 @@
 import type { Db } from '../db/db.js';
 import type { SelectedSeries } from '../db/querier.js';
 import type { HeadWasm } from '../head/head-wasm.js';
-import { compareLabels } from '../head/series.js';
+import { compareLabels, compareLabelsNative } from '../head/series.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import { Aggr, StoreType } from '../gen/thanos/store/rpc.js';
 import type {
@@ -13,7 +13,7 @@ import { PartialResponseStrategy } from '../gen/thanos/store/types.js';
 import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
 import { ExternalLabels, withoutLabels } from './external-labels.js';
 import { invalidArgument, limitExceeded } from './errors.js';
-import { encodeLabels, encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
+import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
 import { ShardFilter } from './shard.js';
 
 export interface StoreApiConfig {
@@ -43,11 +43,12 @@ export class StoreApi {
   constructor(private readonly db: Db, private readonly cfg: StoreApiConfig, private readonly wasm: HeadWasm) {}
 
   /**
-   * Answers a Series request through `send`, which resolves when the frame
-   * may be followed by the next (flow control). Throws StoreRequestError
-   * (invalid argument, limits) before the first frame.
+   * Answers a Series request through `send`, which returns false when the
+   * transport wants a pause, and `drained`, which resolves when it may go on
+   * (flow control). Throws StoreRequestError (invalid argument, limits)
+   * before the first frame.
    */
-  async series(req: SeriesRequest, send: (frame: Buffer) => Promise<void>): Promise<void> {
+  async series(req: SeriesRequest, send: (frame: Buffer) => boolean, drained: () => Promise<void> = async () => {}): Promise<void> {
     const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
     if (rest.length === 0) throw invalidArgument('no matchers specified (excluding external labels)');
     const warnings: string[] = [];
@@ -55,14 +56,20 @@ export class StoreApi {
       warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
     }
     const selected = matches ? this.select(req, rest) : [];
-    for (const w of warnings) await send(encodeWarningFrame(w));
+    let open = true;
+    const emit = (frame: Buffer): void => {
+      if (!send(frame)) open = false;
+    };
+    for (const w of warnings) emit(encodeWarningFrame(w));
     for (let i = 0; i < selected.length; i++) {
       const s = selected[i]!;
-      const labels = encodeLabels(s.labels);
-      const frames: Buffer[] = [];
-      encodeSeriesFrames(labels, s.chunks, (f) => frames.push(f));
-      for (const f of frames) await send(f);
-      if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) await new Promise((r) => setImmediate(r));
+      encodeSeriesFrames(s.labels, s.chunks, emit);
+      if (!open) {
+        await drained();
+        open = true;
+      } else if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) {
+        await new Promise((r) => setImmediate(r));
+      }
     }
   }
 
@@ -79,7 +86,10 @@ export class StoreApi {
       out.push({ labels: withoutLabels(full, drop), chunks: s.chunks });
     }
     shard?.close();
-    if (ext.size > 0 || drop.size > 0) out.sort((a, b) => compareLabels(a.labels, b.labels));
+    if (ext.size > 0 || drop.size > 0) {
+      const compare = this.db.head.index.hasSurrogates() || ext.hasSurrogates ? compareLabels : compareLabelsNative;
+      out.sort((a, b) => compare(a.labels, b.labels));
+    }
     const limit = Number(req.limit);
     if (limit > 0 && out.length > limit) out = out.slice(0, limit);
     this.checkLimits(out);
