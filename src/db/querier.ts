@@ -84,11 +84,12 @@ export class Querier {
     return [...values].sort(compareUtf8);
   }
 
-  /** Series matching every matcher with data in the range, in id order. */
+  /** Series matching every matcher (all series when there is none) with data in the range, in id order. */
   private *matching(matchers: readonly LabelMatcher[], minT: number, maxT: number): IterableIterator<Series> {
     if (!this.overlaps(minT, maxT)) return;
     const all = this.coversAll(minT, maxT);
-    for (const id of this.head.index.select(matchers)) {
+    const ids = matchers.length === 0 ? this.head.index.allPostings().slice() : this.head.index.select(matchers);
+    for (const id of ids) {
       const s = this.head.get(id);
       if (s === undefined) continue;
       if (all || this.holdsDataIn(s, minT, maxT)) yield s;

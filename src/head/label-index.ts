@@ -15,6 +15,8 @@ export interface LabelIndex {
   /** Ids of the series matching every matcher, ascending. */
   select(matchers: readonly LabelMatcher[]): Uint32Array;
   labelNames(): string[];
+  /** Every series id, ascending; a view valid until the next change. */
+  allPostings(): Uint32Array;
   /** Whether any name or value holds a surrogate (then native string order is not byte order). */
   hasSurrogates(): boolean;
   labelValues(name: string): string[];

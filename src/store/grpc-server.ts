@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { Db } from '../db/db.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { StoreService, WriteableStoreService, WriteResponse } from '../gen/thanos/store/rpc.js';
@@ -97,7 +97,7 @@ export async function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerO
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   const definitions = protoLoader.loadSync(
-    ['thanos/store/rpc.proto', 'thanos/info/rpc.proto'],
+    ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', healthProtoPath],
     { includeDirs: [PROTO_DIR], keepCase: true },
   );
   new ReflectionService(definitions).addToServer(server);
@@ -145,7 +145,8 @@ function storeHandlers(
       }, (err: unknown) => {
         const e = fail(err);
         observe(StoreService.series.path, started, cancelled ? grpc.status.CANCELLED : e.code);
-        if (!cancelled) call.destroy(e);
+        // A server stream sends its status by emitting the error.
+        if (!cancelled) call.emit('error', e);
       });
     },
   };

@@ -50,12 +50,14 @@ export class StoreApi {
    */
   async series(req: SeriesRequest, send: (frame: Buffer) => boolean, drained: () => Promise<void> = async () => {}): Promise<void> {
     const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
+    // Matchers on external labels are decided first: no match, empty answer.
+    if (!matches) return;
     if (rest.length === 0) throw invalidArgument('no matchers specified (excluding external labels)');
     const warnings: string[] = [];
     if (req.aggregates.some((a) => a !== Aggr.RAW) && req.partialResponseStrategy === PartialResponseStrategy.WARN) {
       warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
     }
-    const selected = matches ? this.select(req, rest) : [];
+    const selected = this.select(req, rest);
     let open = true;
     const emit = (frame: Buffer): void => {
       if (!send(frame)) open = false;
@@ -81,9 +83,11 @@ export class StoreApi {
     const raw = this.db.querier().select(matchers, toMs(req.minTime), toMs(req.maxTime), { skipChunks: req.skipChunks });
     let out: SelectedSeries[] = [];
     for (const s of raw) {
-      const full = ext.apply(s.labels);
-      if (shard !== undefined && !shard.keeps(full)) continue;
-      out.push({ labels: withoutLabels(full, drop), chunks: s.chunks });
+      // Shards are taken on the labels as answered (replica labels removed), so
+      // that replicas of a series land in one shard and deduplicate.
+      const labels = withoutLabels(ext.apply(s.labels), drop);
+      if (shard !== undefined && !shard.keeps(labels)) continue;
+      out.push({ labels, chunks: s.chunks });
     }
     shard?.close();
     if (ext.size > 0 || drop.size > 0) {
@@ -115,7 +119,7 @@ export class StoreApi {
     if (!matches) return { names: [], warnings: [] };
     const names = new Set(this.db.querier().labelNames(rest, toMs(req.start), toMs(req.end)));
     // Names come only with data: no data in the range, no names at all.
-    if (names.size === 0 && !(rest.length === 0 && this.hasData(req.start, req.end))) return { names: [], warnings: [] };
+    if (names.size === 0) return { names: [], warnings: [] };
     for (const [name] of this.cfg.externalLabels.pairs) names.add(name);
     for (const name of this.replicaLabelsToDrop(req.withoutReplicaLabels)) names.delete(name);
     return { names: limited([...names].sort(compareUtf8), req.limit), warnings: [] };

@@ -163,3 +163,16 @@ test('two label sets with the same hash stay two series (collisions are checked)
   assert.deepEqual(got[0]!.v, [bitsHex(2), bitsHex(3)]);
   await db.close();
 });
+
+test('label names and values over part of the time range, without matchers, come from the series with data there', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['__name__', 'early', 'a', '1'], ...samples([1000], [1]));
+  b.add(['__name__', 'late', 'b', '2'], ...samples([9000], [1]));
+  db.append(b.finish());
+  const q = db.querier();
+  assert.deepEqual(q.labelNames([], 0, 5000), ['__name__', 'a']);
+  assert.deepEqual(q.labelValues('__name__', [], 5000, 10_000), ['late']);
+  assert.deepEqual(q.labelNames([], 20_000, 30_000), []);
+  await db.close();
+});
