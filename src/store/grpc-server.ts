@@ -13,6 +13,7 @@ import { InfoService } from '../gen/thanos/info/rpc.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
 import { remoteWrite } from './remote-write.js';
+import { batchWrites } from './batched-writes.js';
 import { StoreApi } from './store-api.js';
 import type { StoreApiConfig } from './store-api.js';
 
@@ -132,6 +133,7 @@ function storeHandlers(
     labelValues: unary(StoreService.labelValues.path, (req: LabelValuesRequest) => api.labelValues(req)),
     series: (call: grpc.ServerWritableStream<SeriesRequest, Buffer>) => {
       const started = performance.now();
+      batchWrites(call as grpc.ServerWritableStream<unknown, Buffer>);
       let cancelled = false;
       call.on('cancelled', () => { cancelled = true; });
       const send = (frame: Buffer): boolean => {
