@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 import { parseDuration } from './duration.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 
 export type Env = 'development' | 'production';
 
@@ -23,6 +24,8 @@ export interface ServeConfig {
   /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
   tenantLabelName: string;
   grpcMaxRecvBytes: number;
+  /** Largest remote-write or remote-read body taken over HTTP (bytes, compressed). */
+  httpMaxBodyBytes: number;
   /** 0 = no limit. */
   limitRequestSeries: number;
   limitRequestSamples: number;
@@ -46,6 +49,7 @@ export const serveOptions = {
   'wal-fsync-interval': { type: 'string', default: '1s' },
   'tenant-label-name': { type: 'string', default: 'tenant_id' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
+  'http-max-body-bytes': { type: 'string', default: String(DEFAULT_MAX_BODY_BYTES) },
   'store.limits.request-series': { type: 'string', default: '0' },
   'store.limits.request-samples': { type: 'string', default: '0' },
   'grpc-server-tls-cert': { type: 'string' },
@@ -68,6 +72,7 @@ Flags:
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
   --tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
   --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
+  --http-max-body-bytes N   largest remote-write or remote-read body over HTTP (default 33554432, 32 MiB)
   --store.limits.request-series N   most series one Series call may select (default 0: no limit)
   --store.limits.request-samples N  most samples one Series call may select (default 0: no limit)
   --grpc-server-tls-cert FILE       serve gRPC over TLS with this certificate (PEM)
@@ -161,6 +166,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
     tenantLabelName: labelName('tenant-label-name', values['tenant-label-name']),
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),
+    httpMaxBodyBytes: count('http-max-body-bytes', values['http-max-body-bytes'], 1),
     limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),
     limitRequestSamples: count('store.limits.request-samples', values['store.limits.request-samples'], 0),
     grpcTls: tlsOptions(values['grpc-server-tls-cert'], values['grpc-server-tls-key'], values['grpc-server-tls-client-ca']),

@@ -1,51 +1,114 @@
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createApiRouter, startHttpServer } from '../http/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
+import { Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
+import { metricsRoute, StrataMetrics } from '../metrics/index.js';
 import { CodecPool } from '../pool/codec-pool.js';
-import { openRecordStore } from '../records/index.js';
+import { openRecordStore, type RecordStore } from '../records/index.js';
 import { threadCodec } from '../codec/index.js';
 import { Db } from '../db/db.js';
-import { startGrpcServer } from '../store/grpc-server.js';
+import { startGrpcServer, type RunningGrpcServer } from '../store/grpc-server.js';
 import { ExternalLabels } from '../store/external-labels.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/**
+ * Test hook: milliseconds to wait, once HTTP listens, before the engine
+ * opens, so that black-box tests can watch the not-ready phase (which a
+ * small data directory otherwise passes in a few milliseconds). Unset in
+ * production.
+ */
+const OPEN_DELAY_ENV = 'STRATA_TEST_OPEN_DELAY_MS';
+
+/** Resolves with the first SIGTERM or SIGINT, from the moment it is called. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((done) => {
+    process.once('SIGTERM', () => done('SIGTERM'));
+    process.once('SIGINT', () => done('SIGINT'));
+  });
+}
 
 /**
  * Runs the server until SIGTERM or SIGINT, then stops gracefully and
  * resolves with exit status 0.
  *
- * What runs so far: the storage engine (DATA/wal, DATA/chunks_head; it
- * takes DATA/lock), the worker pool, the record store (DATA/records) and
- * the HTTP server on it, and the Store API over gRPC. Stopping closes the
- * listeners and lets calls and requests in flight finish before the stores
- * close.
+ * Start-up, in order: the worker pool; the HTTP listener with the probes,
+ * /metrics and the Prometheus routes (GET /-/healthy answers 200 from here
+ * on; /-/ready, remote write and read, the label API and any path not yet
+ * routed answer 503); then the storage engine (DATA/wal, DATA/chunks_head;
+ * it takes DATA/lock and replays the write-ahead log), the Store API over
+ * gRPC, the record store (DATA/records) and the JSON resources on it; then
+ * ready. A signal during start-up stops the server once start-up is done.
+ * Stopping marks the server not ready, closes the listeners and lets calls
+ * and requests in flight finish before the stores close.
  */
 export async function serve(config: ServeConfig): Promise<number> {
+  const signal = stopSignal();
   const log = createLogger(config.env);
   const dataDir = resolve(config.dataDir);
   await mkdir(dataDir, { recursive: true });
   threadCodec();
-  const db = await Db.open({
-    dataDir, retentionMs: config.retentionMs, walFsyncIntervalMs: config.walFsyncIntervalMs, log,
-  });
+  const readiness = new Readiness();
+  const metrics = new StrataMetrics({ version: pkg.version, ready: () => readiness.ready });
   const pool = new CodecPool({ workers: config.workers });
-  const grpc = await startGrpcServer(db, pool, {
-    host: config.grpcAddress.host,
-    port: config.grpcAddress.port,
-    maxRecvBytes: config.grpcMaxRecvBytes,
-    tls: config.grpcTls,
-    store: {
-      externalLabels: new ExternalLabels(config.externalLabels),
-      replicaLabels: new Set(config.replicaLabels),
-      tenantLabel: config.tenantLabelName,
-      seriesLimit: config.limitRequestSeries,
-      samplesLimit: config.limitRequestSamples,
-    },
-    log,
+  metrics.watchPool(pool);
+
+  const router = new Router();
+  router.add(metricsRoute(metrics));
+  registerPrometheusRoutes(router, {
+    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log,
   });
-  const records = await openRecordStore(join(dataDir, 'records'), { logger: log });
-  const router = createApiRouter(records, config.env);
-  const http = await startHttpServer(router, config.httpAddress, log);
+  let http: HttpServer;
+  try {
+    http = await startHttpServer(router, config.httpAddress, log, { onAnswer: metrics.onHttpAnswer, ready: () => readiness.ready });
+  } catch (err) {
+    await pool.close();
+    throw err;
+  }
+  log.info({ httpAddress: `${config.httpAddress.host}:${http.port}` }, 'HTTP listening; opening the storage engine');
+
+  let db: Db | undefined;
+  let grpc: RunningGrpcServer | undefined;
+  let records: RecordStore | undefined;
+  try {
+    const delay = Number(process.env[OPEN_DELAY_ENV] ?? 0);
+    if (delay > 0) await sleep(delay);
+    db = await Db.open({
+      dataDir, retentionMs: config.retentionMs, walFsyncIntervalMs: config.walFsyncIntervalMs, log,
+    });
+    metrics.watchDb(db);
+    grpc = await startGrpcServer(db, pool, {
+      host: config.grpcAddress.host,
+      port: config.grpcAddress.port,
+      maxRecvBytes: config.grpcMaxRecvBytes,
+      tls: config.grpcTls,
+      store: {
+        externalLabels: new ExternalLabels(config.externalLabels),
+        replicaLabels: new Set(config.replicaLabels),
+        tenantLabel: config.tenantLabelName,
+        seriesLimit: config.limitRequestSeries,
+        samplesLimit: config.limitRequestSamples,
+      },
+      log,
+      onCall: metrics.onGrpcCall,
+    });
+    records = await openRecordStore(join(dataDir, 'records'), { logger: log });
+    registerResources(router, records);
+    if (config.env === 'development') mountApiEngine(router);
+  } catch (err) {
+    // Start-up failed: release what was opened so that the process can exit.
+    await http.close(0);
+    await grpc?.close(0);
+    await records?.close();
+    await db?.close();
+    await pool.close();
+    throw err;
+  }
+  readiness.markReady(db);
   log.info({
     dataDir,
     grpcAddress: `${config.grpcAddress.host}:${grpc.port}`,
@@ -58,11 +121,8 @@ export async function serve(config: ServeConfig): Promise<number> {
     series: db.seriesCount,
   }, 'strata started');
 
-  const signal = await new Promise<NodeJS.Signals>((done) => {
-    process.once('SIGTERM', () => done('SIGTERM'));
-    process.once('SIGINT', () => done('SIGINT'));
-  });
-  log.info({ signal }, 'stopping');
+  log.info({ signal: await signal }, 'stopping');
+  readiness.markStopping();
   await Promise.all([http.close(), grpc.close()]);
   await records.close();
   await db.close();

@@ -14,15 +14,24 @@
  * at once instead would make the kernel reset the connection over the
  * unread bytes, and a client still sending loses the answer (undici's fetch
  * failed with EPIPE in 26 of 30 tries with a 16 MB body, 0 of 30 this way).
+ *
+ * Hooks (all optional): `onAnswer` is told of every answer with the route's
+ * pattern, for metrics; `ready` turns the 404 of a path no route matches
+ * into a 503 while the server is still starting (routes are registered as
+ * the stores they serve open).
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { parseContentLength, readBody } from './body-reader.js';
 import { isJsonContentType, JSON_MEDIA_TYPES, mediaType } from './content-type.js';
-import { badRequest, malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unsupportedMediaType } from './errors.js';
+import {
+  badRequest, malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
+} from './errors.js';
 import { problemReply } from './problem-json.js';
 import { writeReply } from './reply-writer.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import type { Router } from './router.js';
+import { UwsSink, writeStreamHead, type StreamState } from './stream-reply.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 /** What the dispatcher tells the server about requests that outlive their first tick. */
@@ -35,11 +44,34 @@ export interface Lifecycle {
   end(): void;
 }
 
+/** Optional observers and switches of the dispatcher. */
+export interface DispatchHooks {
+  /**
+   * Told of every answer once it is written: the route's pattern (e.g.
+   * `/api/v1/label/:name/values`, or {@link UNMATCHED_ROUTE}), the method
+   * (one of the HTTP methods, or `other`), the status (499 when the client
+   * went away first) and the seconds since the request arrived.
+   * Called on the event loop; keep it cheap.
+   */
+  onAnswer?(route: string, method: string, status: number, seconds: number): void;
+  /** While this answers false, a path no route matches is 503 rather than 404. */
+  ready?(): boolean;
+}
+
+/** The route label of requests whose path matches no route. */
+export const UNMATCHED_ROUTE = 'unmatched';
+/** The status recorded for requests the client abandoned before the answer (nginx's convention). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /** Per-request state of an asynchronous answer. */
-interface Pending {
-  /** Answered or aborted: the response must not be touched again. */
-  done: boolean;
+interface Pending extends StreamState {
   headOnly: boolean;
+  /** Route and method labels, and when the request arrived (for onAnswer). */
+  route: string;
+  method: string;
+  started: number;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -52,19 +84,46 @@ function hangingUp(reply: Reply): Reply {
 }
 
 /** Builds the uWebSockets.js handler for `router`. */
-export function createDispatch(router: Router, life: Lifecycle, log: Logger): (res: HttpResponse, req: HttpRequest) => void {
+export function createDispatch(
+  router: Router,
+  life: Lifecycle,
+  log: Logger,
+  hooks: DispatchHooks = {},
+): (res: HttpResponse, req: HttpRequest) => void {
+  const onAnswer = hooks.onAnswer;
+  const ready = hooks.ready;
+  // The request being dispatched in this tick (dispatch is synchronous):
+  // its labels for onAnswer, read by the answers written inside the tick.
+  let nowRoute = UNMATCHED_ROUTE;
+  let nowMethod = 'other';
+  let nowStarted = 0;
+
+  function observe(route: string, method: string, started: number, status: number): void {
+    if (onAnswer === undefined) return;
+    try {
+      onAnswer(route, method, status, (performance.now() - started) / 1000);
+    } catch (err) {
+      log.error({ err }, 'HTTP: the answer observer failed');
+    }
+  }
+
   /** Answers inside the handler's first tick (uWebSockets.js has corked already). */
   function answerNow(res: HttpResponse, reply: Reply, headOnly: boolean): void {
     writeReply(res, reply, headOnly, life.closing);
+    observe(nowRoute, nowMethod, nowStarted, reply.status);
   }
 
   function problemNow(res: HttpResponse, err: unknown, headOnly: boolean): void {
-    writeReply(res, problemReply(err, log), headOnly, life.closing);
+    answerNow(res, problemReply(err, log), headOnly);
   }
 
   /** Answers later, unless the client went away. */
   function answerLater(res: HttpResponse, pending: Pending, reply: Reply): void {
     if (pending.done) return;
+    if (reply.stream !== undefined && !pending.headOnly) {
+      answerStreaming(res, pending, reply, reply.stream);
+      return;
+    }
     pending.done = true; // answered: nothing may touch res again
     try {
       res.cork(() => writeReply(res, reply, pending.headOnly, life.closing));
@@ -72,7 +131,49 @@ export function createDispatch(router: Router, life: Lifecycle, log: Logger): (r
       log.error({ err }, 'HTTP: writing an answer failed');
       forceClose(res);
     }
+    observe(pending.route, pending.method, pending.started, reply.status);
     life.end();
+  }
+
+  /** Writes status and headers, then the body as `stream` produces it (see stream-reply.ts). */
+  function answerStreaming(res: HttpResponse, pending: Pending, reply: Reply, stream: NonNullable<Reply['stream']>): void {
+    try {
+      res.cork(() => writeStreamHead(res, reply));
+    } catch (err) {
+      log.error({ err }, 'HTTP: writing an answer failed');
+      pending.done = true;
+      forceClose(res);
+      life.end();
+      return;
+    }
+    let produced: Promise<void>;
+    try {
+      produced = stream(new UwsSink(res, pending));
+    } catch (err) {
+      produced = Promise.reject(err);
+    }
+    produced.then(
+      () => {
+        if (pending.done) return; // the client went away: onAborted has ended it
+        pending.done = true;
+        try {
+          res.cork(() => res.end('', life.closing));
+        } catch (err) {
+          log.error({ err }, 'HTTP: ending a streamed answer failed');
+          forceClose(res);
+        }
+        observe(pending.route, pending.method, pending.started, reply.status);
+        life.end();
+      },
+      (err: unknown) => {
+        if (pending.done) return;
+        pending.done = true;
+        log.error({ err }, 'HTTP: streaming an answer failed; closing the connection');
+        forceClose(res);
+        observe(pending.route, pending.method, pending.started, 500);
+        life.end();
+      },
+    );
   }
 
   function settle(res: HttpResponse, pending: Pending, result: Promise<Reply>): void {
@@ -83,10 +184,12 @@ export function createDispatch(router: Router, life: Lifecycle, log: Logger): (r
   }
 
   function goAsync(res: HttpResponse, headOnly: boolean): Pending {
-    const pending: Pending = { done: false, headOnly };
+    const pending: Pending = { done: false, headOnly, route: nowRoute, method: nowMethod, started: nowStarted };
     res.onAborted(() => {
       if (pending.done) return;
       pending.done = true;
+      pending.onAbort?.();
+      observe(pending.route, pending.method, pending.started, CLIENT_CLOSED_REQUEST);
       life.end();
     });
     life.begin();
@@ -104,8 +207,8 @@ export function createDispatch(router: Router, life: Lifecycle, log: Logger): (r
       return;
     }
     if (result instanceof Promise) settle(res, pending ?? goAsync(res, headOnly), result);
-    else if (pending === undefined) answerNow(res, result, headOnly);
-    else answerLater(res, pending, result);
+    else if (pending === undefined && (result.stream === undefined || headOnly)) answerNow(res, result, headOnly);
+    else answerLater(res, pending ?? goAsync(res, headOnly), result);
   }
 
   /** Last resort: uWebSockets.js aborts the process if a handler returns without answering. */
@@ -120,12 +223,19 @@ export function createDispatch(router: Router, life: Lifecycle, log: Logger): (r
   function dispatch(res: HttpResponse, req: HttpRequest): void {
     const method = req.getCaseSensitiveMethod();
     const url = req.getUrl();
+    if (onAnswer !== undefined) {
+      nowStarted = performance.now();
+      nowMethod = KNOWN_METHODS.has(method) ? method : 'other';
+      nowRoute = UNMATCHED_ROUTE;
+    }
     const match = router.match(url);
     if (match === undefined) {
-      problemNow(res, notFound(`nothing is served at ${url}`), method === 'HEAD');
+      const starting = ready !== undefined && !ready();
+      problemNow(res, starting ? unavailable('the server is starting; try again shortly') : notFound(`nothing is served at ${url}`), method === 'HEAD');
       return;
     }
     const entry = match.entry;
+    nowRoute = entry.pattern;
     let route = entry.routes[method as Method];
     let headOnly = false;
     if (route === undefined) {

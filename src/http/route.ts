@@ -48,6 +48,29 @@ export interface Reply {
   contentType?: string;
   headers?: ReadonlyArray<readonly [string, string]>;
   body?: Uint8Array | string;
+  /**
+   * A body written piece by piece instead of `body` (which is then ignored):
+   * called once status and headers are out; the answer uses chunked
+   * transfer encoding and ends when the promise resolves. If it rejects
+   * after the client went away nothing more happens; otherwise the error is
+   * logged and the connection closed, so the client sees a truncated answer
+   * rather than a complete one. Errors the client should see as a status
+   * must be thrown before the reply is returned.
+   */
+  stream?: (sink: ResponseSink) => Promise<void>;
+}
+
+/** Where a streamed body goes (see {@link Reply.stream}). */
+export interface ResponseSink {
+  /**
+   * Writes the next piece of the body; the bytes are copied, so the caller
+   * may reuse `chunk` at once. Resolves when more may be written (at once,
+   * or once the socket drained: backpressure); rejects once the client has
+   * gone away.
+   */
+  write(chunk: Uint8Array): Promise<void>;
+  /** True once the client went away: stop producing. */
+  readonly aborted: boolean;
 }
 
 /** A handler answers synchronously (the fast path) or with a promise; it throws HttpProblem for errors. */

@@ -5,7 +5,7 @@
  * keep-alive connections.
  */
 import type { Logger } from 'pino';
-import { createDispatch, type Lifecycle } from './dispatch.js';
+import { createDispatch, type DispatchHooks, type Lifecycle } from './dispatch.js';
 import type { Router } from './router.js';
 import { uws, type us_listen_socket } from './uws.js';
 
@@ -34,8 +34,12 @@ export class ListenError extends Error {
 /** How long stopping waits for in-flight requests by default: longer than any commit should take. */
 const DEFAULT_GRACE_MS = 10_000;
 
-/** Starts serving `router` on `address`. Rejects with {@link ListenError} if the address cannot be bound. */
-export function startHttpServer(router: Router, address: ListenAddress, log: Logger): Promise<HttpServer> {
+/**
+ * Starts serving `router` on `address`. Rejects with {@link ListenError} if
+ * the address cannot be bound. `hooks` observe answers (metrics) and tell
+ * whether the server is ready (see {@link DispatchHooks}).
+ */
+export function startHttpServer(router: Router, address: ListenAddress, log: Logger, hooks: DispatchHooks = {}): Promise<HttpServer> {
   const binding = uws();
   const app = binding.App();
   let inFlight = 0;
@@ -50,7 +54,7 @@ export function startHttpServer(router: Router, address: ListenAddress, log: Log
       if (inFlight === 0) drained?.();
     },
   };
-  app.any('/*', createDispatch(router, life, log));
+  app.any('/*', createDispatch(router, life, log, hooks));
 
   return new Promise((resolve, reject) => {
     app.listen(address.host, address.port, (socket: us_listen_socket | false) => {

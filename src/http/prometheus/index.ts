@@ -1,0 +1,45 @@
+/**
+ * The Prometheus-facing HTTP routes: remote write (/api/v1/write,
+ * /api/v1/receive), remote read (/api/v1/read), the label and series
+ * endpoints of the HTTP API, and the /-/healthy and /-/ready probes.
+ *
+ * ```ts
+ * const readiness = new Readiness();
+ * registerPrometheusRoutes(router, { readiness, pool, tenantLabel: 'tenant_id', maxBodyBytes: 32 << 20, log });
+ * const http = await startHttpServer(router, address, log, { ready: () => readiness.ready });
+ * readiness.markReady(await Db.open({ dataDir }));   // routes answer 503 until then
+ * ```
+ */
+import type { Logger } from 'pino';
+import type { CodecPool } from '../../pool/codec-pool.js';
+import type { Router } from '../router.js';
+import { labelsApiRoutes } from './labels-api.js';
+import { probeRoutes } from './probes.js';
+import type { Readiness } from './readiness.js';
+import { remoteReadRoute } from './remote-read.js';
+import { remoteWriteRoutes } from './remote-write.js';
+
+export { Readiness } from './readiness.js';
+export { parseSelector, SelectorError } from './selector.js';
+export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
+
+export interface PrometheusRoutesOptions {
+  readiness: Readiness;
+  pool: CodecPool;
+  /** --tenant-label-name: the label carrying each series' tenant, hidden from Prometheus clients. */
+  tenantLabel: string;
+  /** --http-max-body-bytes: the largest remote-write or remote-read body. */
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/** Registers every Prometheus-facing route on `router`. */
+export function registerPrometheusRoutes(router: Router, opts: PrometheusRoutesOptions): void {
+  const routes = [
+    ...probeRoutes(opts.readiness),
+    ...remoteWriteRoutes(opts),
+    remoteReadRoute(opts),
+    ...labelsApiRoutes(opts),
+  ];
+  for (const r of routes) router.add(r);
+}
