@@ -112,10 +112,8 @@ export class Querier {
       if (cMin > maxT) break;
       out.push({ minT: cMin, maxT: cMax, data: this.chunks.read(c[i]!) });
     }
-    const open = this.head.openChunk(s);
-    if (open !== undefined && open.count > 0 && open.maxT >= minT && open.minT <= maxT) {
-      out.push({ minT: open.minT, maxT: open.maxT, data: this.head.openChunkBytes(s) });
-    }
+    const open = this.head.openChunkIn(s, minT, maxT);
+    if (open !== undefined) out.push(open);
     return out;
   }
 

@@ -39,8 +39,10 @@ export function instantiateHeadWasm(): HeadWasm {
 
 // Series slot layout, as assembly/head.ts defines it (byte offsets).
 export const SLOT = {
+  bitPos: 0, // u32 bits written (appender state)
   count: 4, // u32 samples in the open chunk (appender state)
   lastT: 8, // i64 last timestamp of the open chunk
+  padByte: 40, // u32 1 when the chunk ends in Prometheus' spare zero byte
   buf: 48,
   cap: 52,
   minT: 56,

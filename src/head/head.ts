@@ -223,6 +223,23 @@ export class Head {
     return this.u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : this.u32[q + (SLOT.walSeg >>> 2)]!;
   }
 
+  /**
+   * The open chunk as a stored chunk (its bytes a copy) when it has samples
+   * overlapping [minT, maxT]; one read of the slot, no call into the module.
+   */
+  openChunkIn(s: Series, minT: number, maxT: number): { minT: number; maxT: number; data: Uint8Array } | undefined {
+    this.views();
+    const q = s.slot >>> 2;
+    const buf = this.u32[q + (SLOT.buf >>> 2)]!;
+    if (buf === 0 || this.u32[q + (SLOT.count >>> 2)] === 0) return undefined;
+    const cMin = this.i32[q + (SLOT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.minT >>> 2)]!;
+    const cMax = this.i32[q + (SLOT.lastT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.lastT >>> 2)]!;
+    if (cMax < minT || cMin > maxT) return undefined;
+    // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
+    const len = ((this.u32[q]! + 7) >>> 3) + this.u32[q + (SLOT.padByte >>> 2)]!;
+    return { minT: cMin, maxT: cMax, data: this.u8.slice(buf, buf + len) };
+  }
+
   /** A copy of the open chunk's bytes as they stand. */
   openChunkBytes(s: Series): Uint8Array {
     const len = this.wasm.appenderBytes(s.slot);

@@ -21,21 +21,59 @@ const CHUNK_DATA = 2; // type = 1 is XOR = 0, the default: not written
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** The encoded `labels` fields of a Series message, reused by each of its frames. */
+/** The encoded `labels` fields of a Series message. */
 export function encodeLabels(labels: readonly string[]): Buffer {
-  const b = Buffer.allocUnsafe(labelsSize(labels));
-  writeLabels(b, 0, labels);
-  return b;
+  const end = writeLabels(labels);
+  return Buffer.from(scratch.subarray(0, end));
 }
 
-/** Bytes of the `labels` fields of a Series message. */
-export function labelsSize(labels: readonly string[]): number {
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Writes the `labels` fields into `scratch` (each string encoded once: a
+ * Label message of under 128 bytes, the usual case, gets its 1-byte length
+ * after the fact) and returns their length.
+ */
+function writeLabels(labels: readonly string[]): number {
+  let at = 0;
+  for (let i = 0; i < labels.length; i += 2) {
+    const name = labels[i]!;
+    const value = labels[i + 1]!;
+    const most = 3 * (name.length + value.length) + 16;
+    if (at + most > scratch.length) {
+      const next = Buffer.allocUnsafe(Math.max(scratch.length * 2, at + most));
+      scratch.copy(next, 0, 0, at);
+      scratch = next;
+    }
+    const start = at;
+    at += 2; // tag and a 1-byte length of the Label message
+    at = writeTag(scratch, at, LABEL_NAME, WIRE_LEN);
+    const nameAt = at + 1;
+    const nameLen = scratch.write(name, nameAt, 'utf8');
+    if (nameLen >= 128) return writeLabelsSlowly(labels);
+    scratch[at] = nameLen;
+    at = nameAt + nameLen;
+    at = writeTag(scratch, at, LABEL_VALUE, WIRE_LEN);
+    const valueAt = at + 1;
+    const valueLen = scratch.write(value, valueAt, 'utf8');
+    if (valueLen >= 128) return writeLabelsSlowly(labels);
+    scratch[at] = valueLen;
+    at = valueAt + valueLen;
+    const body = at - start - 2;
+    if (body >= 128) return writeLabelsSlowly(labels);
+    scratch[start] = (SERIES_LABELS << 3) | WIRE_LEN;
+    scratch[start + 1] = body;
+  }
+  return at;
+}
+
+/** writeLabels for label sets with long names or values: sizes first. */
+function writeLabelsSlowly(labels: readonly string[]): number {
   let size = 0;
   for (let i = 0; i < labels.length; i += 2) size += lenFieldSize(labelSize(labels[i]!, labels[i + 1]!));
-  return size;
-}
-
-function writeLabels(b: Buffer, at: number, labels: readonly string[]): number {
+  if (size > scratch.length) scratch = Buffer.allocUnsafe(size * 2);
+  const b = scratch;
+  let at = 0;
   for (let i = 0; i < labels.length; i += 2) {
     const name = labels[i]!;
     const value = labels[i + 1]!;
@@ -68,7 +106,7 @@ function aggrChunkSize(c: StoredChunk): number {
  * chunks (skip_chunks) one frame of labels only. Each frame is one buffer.
  */
 export function encodeSeriesFrames(labels: readonly string[], chunks: readonly StoredChunk[], out: (frame: Buffer) => void): void {
-  const labelBytes = labelsSize(labels);
+  const labelBytes = writeLabels(labels);
   let first = 0;
   do {
     let end = first;
@@ -79,17 +117,19 @@ export function encodeSeriesFrames(labels: readonly string[], chunks: readonly S
       chunkBytes += size;
       end++;
     }
-    out(encodeFrame(labels, labelBytes, chunks, first, end, chunkBytes));
+    out(encodeFrame(labelBytes, chunks, first, end, chunkBytes));
     first = end;
   } while (first < chunks.length);
 }
 
-function encodeFrame(labels: readonly string[], labelBytes: number, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
+/** One frame: the labels from `scratch` (labelBytes long), chunks [from, to). */
+function encodeFrame(labelBytes: number, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
   const seriesSize = labelBytes + chunkBytes;
   const b = Buffer.allocUnsafe(lenFieldSize(seriesSize));
   let at = writeTag(b, 0, RESPONSE_SERIES, WIRE_LEN);
   at = writeVarint(b, at, seriesSize);
-  at = writeLabels(b, at, labels);
+  scratch.copy(b, at, 0, labelBytes);
+  at += labelBytes;
   for (let i = from; i < to; i++) {
     const c = chunks[i]!;
     at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);

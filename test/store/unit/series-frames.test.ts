@@ -62,3 +62,13 @@ test('int64 varints match two\'s complement for negatives', () => {
     assert.equal(BigInt.asIntN(64, x), BigInt(n), String(n));
   }
 });
+
+test('long label names and values (Label messages of 128 bytes and more) encode right', () => {
+  const long = 'v'.repeat(300);
+  const labels = ['a', 'x'.repeat(127), 'b', long, 'n'.repeat(130), '1'];
+  const frames: Buffer[] = [];
+  encodeSeriesFrames(labels, [], (f) => frames.push(f));
+  const r = SeriesResponse.decode(frames[0]!);
+  const s = r.result?.$case === 'series' ? r.result.value : undefined;
+  assert.deepEqual(s!.labels, [{ name: 'a', value: 'x'.repeat(127) }, { name: 'b', value: long }, { name: 'n'.repeat(130), value: '1' }]);
+});
