@@ -199,6 +199,7 @@ function typeName(t: ReadRequest_ResponseType): string {
 
 /** Waits (bounded) until nothing else keeps the machine busy; says so when it gives up. */
 async function waitForQuiet(phase: string): Promise<void> {
+  if (QUIET_WAIT_SECONDS <= 0) return;
   const deadline = Date.now() + QUIET_WAIT_SECONDS * 1000;
   for (;;) {
     const b0 = machineBusySeconds();
@@ -334,7 +335,7 @@ function report(load: EncodedLoad, ingests: Ingest[], allReads: Read[], cases: R
 
   return `## Remote write and read side by side — ${new Date().toISOString().slice(0, 10)}
 
-- Machine: ${cpus().length} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}; load average ${load0.toFixed(2)} before the run.
+- Machine: ${cpus().length} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}; load average ${load0.toFixed(2)} at the start (other sessions' work; see below).
 - Command: \`npm run bench:compare\` (BENCH_SERIES=${SERIES} BENCH_SAMPLES=${SAMPLES} BENCH_PER_REQUEST=${PER_REQUEST} BENCH_IN_FLIGHT=${IN_FLIGHT}).
 - Load (bench/load/): ${fmt(load.series)} node_exporter-like series (${SERIES_PER_HOST} a host: counters, gauges, constants;
   __name__, instance, job, cpu, mode, device, fstype, mountpoint, ...) x ${load.scrapes} samples 15 s apart = ${fmt(samples)} samples,
