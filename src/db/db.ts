@@ -214,15 +214,35 @@ export class Db {
     return this.wal.sync();
   }
 
-  /** Stops the background jobs, writes out and fsyncs everything, closes the files. */
-  async close(): Promise<void> {
+  /**
+   * Stops the background jobs, flushes the head (every open chunk to the
+   * chunk files, then a checkpoint that leaves the WAL empty, so the next
+   * start has nothing to replay and the data sits on disk compressed),
+   * fsyncs everything and closes the files.
+   */
+  async close(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.retentionTimer);
     await this.truncating;
+    if ((opts.flush ?? true) && this.broken === undefined) await this.flushHead();
     await this.chunks.close();
     await this.wal.close();
     this.unlock();
+  }
+
+  /** Cuts every open chunk into the chunk files, fsyncs them, and checkpoints the WAL past everything. */
+  private async flushHead(): Promise<void> {
+    let visited = 0;
+    for (const s of this.head.all()) {
+      this.head.cutOpen(s);
+      if (++visited % YIELD_EVERY_SERIES === 0) this.storeCuts();
+    }
+    this.storeCuts();
+    await this.chunks.sync();
+    const next = this.wal.roll();
+    await this.wal.checkpoint(next, this.checkpointRecords());
+    this.walFirstSegment = next;
   }
 
   private async recover(): Promise<void> {
