@@ -14,17 +14,18 @@ export interface StrataServer {
   dataDir: string;
   grpcPort: number;
   httpPort: number;
-  stop(): Promise<void>;
+  /** SIGTERM (the head is flushed), then the data directory is removed unless `keep`. */
+  stop(opts?: { keep?: boolean }): Promise<void>;
 }
 
-export function startStrata(extraArgs: string[] = []): Promise<StrataServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'strata-bench-'));
+export function startStrata(extraArgs: string[] = [], existingDataDir?: string): Promise<StrataServer> {
+  const dataDir = existingDataDir ?? mkdtempSync(join(tmpdir(), 'strata-bench-'));
   // STRATA_NODE_ARGS: extra node flags for the server, e.g. --cpu-prof to profile it.
   const nodeArgs = (process.env.STRATA_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
     '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', ...extraArgs], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
-  const stop = async (): Promise<void> => {
+  const stop = async (opts: { keep?: boolean } = {}): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -32,7 +33,7 @@ export function startStrata(extraArgs: string[] = []): Promise<StrataServer> {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.keep) rmSync(dataDir, { recursive: true, force: true });
   };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

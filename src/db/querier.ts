@@ -2,6 +2,7 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import type { Head } from '../head/head.js';
 import { compareLabels, compareLabelsNative, compareUtf8 } from '../head/series.js';
 import type { Series } from '../head/series.js';
+import { ByteArena } from '../head/byte-arena.js';
 import type { LabelMatcher } from '../index/types.js';
 
 /** A chunk as stored: raw XOR bytes, never re-encoded. */
@@ -48,12 +49,13 @@ export class Querier {
    */
   select(matchers: readonly LabelMatcher[], minT: number, maxT: number, opts: SelectOptions = {}): SelectedSeries[] {
     const out: SelectedSeries[] = [];
+    const arena = new ByteArena();
     for (const s of this.matching(matchers, minT, maxT)) {
       if (opts.skipChunks) {
         out.push({ labels: s.labels, chunks: [] });
         continue;
       }
-      const chunks = this.chunksOf(s, minT, maxT);
+      const chunks = this.chunksOf(s, minT, maxT, arena);
       if (chunks.length > 0) out.push({ labels: s.labels, chunks });
     }
     const compare = this.head.index.hasSurrogates() ? compareLabels : compareLabelsNative;
@@ -102,7 +104,7 @@ export class Querier {
     return oldest !== undefined && newest !== undefined && oldest <= maxT && newest >= minT;
   }
 
-  private chunksOf(s: Series, minT: number, maxT: number): StoredChunk[] {
+  private chunksOf(s: Series, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
     const out: StoredChunk[] = [];
     const c = s.chunks;
     for (let i = 0; i < c.length; i += 3) {
@@ -112,7 +114,7 @@ export class Querier {
       if (cMin > maxT) break;
       out.push({ minT: cMin, maxT: cMax, data: this.chunks.read(c[i]!) });
     }
-    const open = this.head.openChunkIn(s, minT, maxT);
+    const open = this.head.openChunkIn(s, minT, maxT, arena);
     if (open !== undefined) out.push(open);
     return out;
   }

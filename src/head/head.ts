@@ -3,6 +3,7 @@ import type { HeadWasm } from './head-wasm.js';
 import { viewAppendBatch } from './append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
+import type { ByteArena } from './byte-arena.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -227,7 +228,7 @@ export class Head {
    * The open chunk as a stored chunk (its bytes a copy) when it has samples
    * overlapping [minT, maxT]; one read of the slot, no call into the module.
    */
-  openChunkIn(s: Series, minT: number, maxT: number): { minT: number; maxT: number; data: Uint8Array } | undefined {
+  openChunkIn(s: Series, minT: number, maxT: number, arena?: ByteArena): { minT: number; maxT: number; data: Uint8Array } | undefined {
     this.views();
     const q = s.slot >>> 2;
     const buf = this.u32[q + (SLOT.buf >>> 2)]!;
@@ -237,7 +238,7 @@ export class Head {
     if (cMax < minT || cMin > maxT) return undefined;
     // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
     const len = ((this.u32[q]! + 7) >>> 3) + this.u32[q + (SLOT.padByte >>> 2)]!;
-    return { minT: cMin, maxT: cMax, data: this.u8.slice(buf, buf + len) };
+    return { minT: cMin, maxT: cMax, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
   }
 
   /** A copy of the open chunk's bytes as they stand. */

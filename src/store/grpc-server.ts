@@ -14,6 +14,8 @@ import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
 import { remoteWrite } from './remote-write.js';
 import { batchWrites } from './batched-writes.js';
+import { CallSink, Http2Sink } from './series-sink.js';
+import type { SeriesSink } from './series-sink.js';
 import { StoreApi } from './store-api.js';
 import type { StoreApiConfig } from './store-api.js';
 
@@ -133,15 +135,15 @@ function storeHandlers(
     labelValues: unary(StoreService.labelValues.path, (req: LabelValuesRequest) => api.labelValues(req)),
     series: (call: grpc.ServerWritableStream<SeriesRequest, Buffer>) => {
       const started = performance.now();
-      batchWrites(call as grpc.ServerWritableStream<unknown, Buffer>);
+      const stream = call as grpc.ServerWritableStream<unknown, Buffer>;
       let cancelled = false;
       call.on('cancelled', () => { cancelled = true; });
-      const send = (frame: Buffer): boolean => {
-        if (cancelled) throw new Error('cancelled by the client');
-        return call.write(frame);
-      };
-      const drained = (): Promise<void> => new Promise((done) => call.once('drain', done));
-      api.series(call.request, send, drained).then(() => {
+      let sink: SeriesSink | undefined = Http2Sink.of(stream);
+      if (sink === undefined) {
+        batchWrites(stream);
+        sink = new CallSink(stream);
+      }
+      api.series(call.request, sink).then(() => {
         observe(StoreService.series.path, started, grpc.status.OK);
         call.end();
       }, (err: unknown) => {

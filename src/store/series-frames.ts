@@ -49,13 +49,13 @@ function writeLabels(labels: readonly string[]): number {
     at += 2; // tag and a 1-byte length of the Label message
     at = writeTag(scratch, at, LABEL_NAME, WIRE_LEN);
     const nameAt = at + 1;
-    const nameLen = scratch.write(name, nameAt, 'utf8');
+    const nameLen = writeString(scratch, nameAt, name);
     if (nameLen >= 128) return writeLabelsSlowly(labels);
     scratch[at] = nameLen;
     at = nameAt + nameLen;
     at = writeTag(scratch, at, LABEL_VALUE, WIRE_LEN);
     const valueAt = at + 1;
-    const valueLen = scratch.write(value, valueAt, 'utf8');
+    const valueLen = writeString(scratch, valueAt, value);
     if (valueLen >= 128) return writeLabelsSlowly(labels);
     scratch[at] = valueLen;
     at = valueAt + valueLen;
@@ -65,6 +65,21 @@ function writeLabels(labels: readonly string[]): number {
     scratch[start + 1] = body;
   }
   return at;
+}
+
+/**
+ * Writes `s` as UTF-8 and returns its length. Label names and values are
+ * short and mostly ASCII: a loop beats a call into the runtime for those.
+ */
+function writeString(b: Buffer, at: number, s: string): number {
+  const n = s.length;
+  if (n > 32) return b.write(s, at, 'utf8');
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return b.write(s, at, 'utf8');
+    b[at + i] = c;
+  }
+  return n;
 }
 
 /** writeLabels for label sets with long names or values: sizes first. */
@@ -105,7 +120,12 @@ function aggrChunkSize(c: StoredChunk): number {
  * split so that a frame holds about FRAME_TARGET_BYTES of chunks. With no
  * chunks (skip_chunks) one frame of labels only. Each frame is one buffer.
  */
-export function encodeSeriesFrames(labels: readonly string[], chunks: readonly StoredChunk[], out: (frame: Buffer) => void): void {
+export function encodeSeriesFrames(
+  labels: readonly string[],
+  chunks: readonly StoredChunk[],
+  out: (frame: Buffer) => void,
+  alloc: (size: number) => Buffer = Buffer.allocUnsafe,
+): void {
   const labelBytes = writeLabels(labels);
   let first = 0;
   do {
@@ -117,15 +137,17 @@ export function encodeSeriesFrames(labels: readonly string[], chunks: readonly S
       chunkBytes += size;
       end++;
     }
-    out(encodeFrame(labelBytes, chunks, first, end, chunkBytes));
+    out(encodeFrame(labelBytes, chunks, first, end, chunkBytes, alloc));
     first = end;
   } while (first < chunks.length);
 }
 
 /** One frame: the labels from `scratch` (labelBytes long), chunks [from, to). */
-function encodeFrame(labelBytes: number, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number): Buffer {
+function encodeFrame(
+  labelBytes: number, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number, alloc: (size: number) => Buffer,
+): Buffer {
   const seriesSize = labelBytes + chunkBytes;
-  const b = Buffer.allocUnsafe(lenFieldSize(seriesSize));
+  const b = alloc(lenFieldSize(seriesSize));
   let at = writeTag(b, 0, RESPONSE_SERIES, WIRE_LEN);
   at = writeVarint(b, at, seriesSize);
   scratch.copy(b, at, 0, labelBytes);
@@ -149,9 +171,9 @@ function encodeFrame(labelBytes: number, chunks: readonly StoredChunk[], from: n
 }
 
 /** A SeriesResponse frame carrying a warning. */
-export function encodeWarningFrame(warning: string): Buffer {
+export function encodeWarningFrame(warning: string, alloc: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   const len = utf8(warning);
-  const b = Buffer.allocUnsafe(lenFieldSize(len));
+  const b = alloc(lenFieldSize(len));
   let at = writeTag(b, 0, RESPONSE_WARNING, WIRE_LEN);
   at = writeVarint(b, at, len);
   b.write(warning, at, 'utf8');

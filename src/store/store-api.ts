@@ -15,6 +15,7 @@ import { ExternalLabels, withoutLabels } from './external-labels.js';
 import { invalidArgument, limitExceeded } from './errors.js';
 import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
 import { ShardFilter } from './shard.js';
+import type { SeriesSink } from './series-sink.js';
 
 export interface StoreApiConfig {
   externalLabels: ExternalLabels;
@@ -30,7 +31,7 @@ export interface StoreApiConfig {
 const MAX_I64 = 9223372036854775807n;
 const MIN_I64 = -9223372036854775808n;
 /** Series encoded per turn of the event loop while streaming a large answer. */
-const SERIES_PER_SLICE = 512;
+const SERIES_PER_SLICE = 2048;
 
 /**
  * The Store API over the engine, independent of the transport: requests
@@ -43,12 +44,11 @@ export class StoreApi {
   constructor(private readonly db: Db, private readonly cfg: StoreApiConfig, private readonly wasm: HeadWasm) {}
 
   /**
-   * Answers a Series request through `send`, which returns false when the
-   * transport wants a pause, and `drained`, which resolves when it may go on
-   * (flow control). Throws StoreRequestError (invalid argument, limits)
-   * before the first frame.
+   * Answers a Series request into `sink`, pausing when it is blocked (flow
+   * control). Throws StoreRequestError (invalid argument, limits) before
+   * the first frame.
    */
-  async series(req: SeriesRequest, send: (frame: Buffer) => boolean, drained: () => Promise<void> = async () => {}): Promise<void> {
+  async series(req: SeriesRequest, sink: SeriesSink): Promise<void> {
     const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
     // Matchers on external labels are decided first: no match, empty answer.
     if (!matches) return;
@@ -58,21 +58,20 @@ export class StoreApi {
       warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
     }
     const selected = this.select(req, rest);
-    let open = true;
-    const emit = (frame: Buffer): void => {
-      if (!send(frame)) open = false;
-    };
-    for (const w of warnings) emit(encodeWarningFrame(w));
+    const send = (frame: Buffer): void => sink.send(frame);
+    const alloc = (size: number): Buffer => sink.alloc(size);
+    for (const w of warnings) sink.send(encodeWarningFrame(w, alloc));
     for (let i = 0; i < selected.length; i++) {
       const s = selected[i]!;
-      encodeSeriesFrames(s.labels, s.chunks, emit);
-      if (!open) {
-        await drained();
-        open = true;
+      encodeSeriesFrames(s.labels, s.chunks, send, alloc);
+      if (sink.blocked) {
+        await sink.drained();
       } else if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) {
+        sink.flush();
         await new Promise((r) => setImmediate(r));
       }
     }
+    sink.flush();
   }
 
   /** The series to answer: labels as answered, sorted; limits checked. */
