@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { mmap } from './mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import { chunkFileCorrupt } from './errors.js';
-import { readInt64, writeInt64 } from './int64.js';
+import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
+import type { EntryHeader } from './entry.js';
 
 /**
  * Full head chunks in memory-mapped segment files under DATA/chunks_head/.
@@ -13,10 +14,8 @@ import { readInt64, writeInt64 } from './int64.js';
 
 /** "STCH": Strata head chunks. */
 export const CHUNK_SEGMENT_MAGIC = 0x53544348;
-export const CHUNK_SEGMENT_VERSION = 1;
+export const CHUNK_SEGMENT_VERSION = 2;
 const FILE_HEADER = 8;
-/** id u32, minT i64, maxT i64, encoding u8, length u32. */
-const ENTRY_HEADER = 25;
 const CRC_BYTES = 4;
 /** Prometheus' XOR chunk encoding number. */
 export const ENCODING_XOR = 1;
@@ -26,6 +25,8 @@ export const ENCODING_XOR = 1;
  */
 export const DEFAULT_CHUNK_SEGMENT_BYTES = 128 * 1024 * 1024;
 const TWO_32 = 4294967296;
+/** Scratch for read(): refs are read one at a time on one thread. */
+const header: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
 
 export interface ChunkSegmentsOptions {
   dir: string;
@@ -81,21 +82,17 @@ export class ChunkSegments {
    * as soon as it is returned.
    */
   add(id: number, minT: number, maxT: number, data: Uint8Array): number {
-    const entry = ENTRY_HEADER + data.length + CRC_BYTES;
-    if (this.active.size + this.staged + entry > this.segmentBytes && this.active.size + this.staged > FILE_HEADER) this.roll();
-    if (this.staged + entry > this.stage.length) {
+    const most = MAX_ENTRY_HEADER + data.length + CRC_BYTES;
+    if (this.active.size + this.staged + most > this.segmentBytes && this.active.size + this.staged > FILE_HEADER) this.roll();
+    if (this.staged + most > this.stage.length) {
       this.flush();
-      if (entry > this.stage.length) this.stage = Buffer.allocUnsafe(entry);
+      if (most > this.stage.length) this.stage = Buffer.allocUnsafe(most);
     }
     const b = this.stage;
     const at = this.staged;
-    b.writeUInt32LE(id, at);
-    writeInt64(b, at + 4, minT);
-    writeInt64(b, at + 12, maxT);
-    b[at + 20] = ENCODING_XOR;
-    b.writeUInt32LE(data.length, at + 21);
-    b.set(data, at + ENTRY_HEADER);
-    const end = at + ENTRY_HEADER + data.length;
+    const dataAt = writeEntryHeader(b, at, id, minT, maxT, ENCODING_XOR, data.length);
+    b.set(data, dataAt);
+    const end = dataAt + data.length;
     b.writeUInt32LE(crc32c(b.subarray(at, end)), end);
     this.staged = end + CRC_BYTES;
     const seg = this.active;
@@ -124,8 +121,8 @@ export class ChunkSegments {
     const seg = this.segments.get(seq);
     if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
     const at = ref - seq * TWO_32;
-    const len = seg.map.readUInt32LE(at + 21);
-    return seg.map.subarray(at + ENTRY_HEADER, at + ENTRY_HEADER + len);
+    if (!readEntryHeader(seg.map, at, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
+    return seg.map.subarray(header.dataAt, header.dataAt + header.dataLen);
   }
 
   /** The segment number a ref points into. */
@@ -224,33 +221,45 @@ export class ChunkSegments {
     const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
     let at = FILE_HEADER;
     let bad: string | undefined;
+    const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
+    let badEnd = fileSize;
     while (at < fileSize) {
-      if (map[at + 20] === 0 || at + ENTRY_HEADER > fileSize) {
+      // Series ids start at 1: a zero byte where an entry starts is the unused rest of the file.
+      if (map[at] === 0) {
         if (allZero(map, at, fileSize)) break;
-        bad = at + ENTRY_HEADER > fileSize ? 'entry header cut short' : 'bad encoding 0';
+        bad = 'zero bytes followed by data';
+        badEnd = at;
         break;
       }
-      const len = map.readUInt32LE(at + 21);
-      const end = at + ENTRY_HEADER + len;
+      if (!readEntryHeader(map, at, fileSize, h)) {
+        bad = 'entry header cut short or malformed';
+        badEnd = Math.min(fileSize, at + MAX_ENTRY_HEADER);
+        break;
+      }
+      const end = h.dataAt + h.dataLen;
       if (end + CRC_BYTES > fileSize) {
-        bad = `entry of ${len} bytes runs past the end of the file`;
+        bad = `entry of ${h.dataLen} bytes runs past the end of the file`;
+        break;
+      }
+      if (h.encoding !== ENCODING_XOR) {
+        bad = `unknown encoding ${h.encoding}`;
+        badEnd = end + CRC_BYTES;
         break;
       }
       if (crc32c(map.subarray(at, end)) !== map.readUInt32LE(end)) {
         bad = 'checksum mismatch';
+        badEnd = end + CRC_BYTES;
         break;
       }
-      const id = map.readUInt32LE(at);
-      const minT = readInt64(map, at + 4);
-      const maxT = readInt64(map, at + 12);
-      if (minT < seg.minT) seg.minT = minT;
-      if (maxT > seg.maxT) seg.maxT = maxT;
+      if (h.minT < seg.minT) seg.minT = h.minT;
+      if (h.maxT > seg.maxT) seg.maxT = h.maxT;
       seg.chunks++;
-      visit(id, seq * TWO_32 + at, minT, maxT);
+      visit(h.id, seq * TWO_32 + at, h.minT, h.maxT);
       at = end + CRC_BYTES;
     }
     if (bad !== undefined) {
-      const torn = last && (bad !== 'checksum mismatch' || allZero(map, entryEnd(map, at, fileSize), fileSize));
+      // A failed entry is a torn tail only in the last file, and only with nothing but zeros after it.
+      const torn = last && (badEnd >= fileSize || allZero(map, badEnd, fileSize));
       if (!torn) throw chunkFileCorrupt(path, at, bad);
       this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
     }
@@ -258,11 +267,6 @@ export class ChunkSegments {
     if (fileSize > at) fs.ftruncateSync(fd, at);
     this.segments.set(seq, seg);
   }
-}
-
-function entryEnd(map: Buffer, at: number, fileSize: number): number {
-  const end = at + ENTRY_HEADER + map.readUInt32LE(at + 21) + CRC_BYTES;
-  return Math.min(end, fileSize);
 }
 
 function allZero(b: Buffer, from: number, to: number): boolean {

@@ -10,7 +10,8 @@ import { PostingsIndex } from '../index/postings-index.js';
 import { Wal } from '../wal/index.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
-import { RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder, readSeriesRecord } from './wal-records.js';
+import { RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder, readSeriesRecord } from './wal-records.js';
+import { compressSync, uncompressSync } from 'snappy';
 import { Querier } from './querier.js';
 import { lockDataDir } from './dir-lock.js';
 
@@ -275,8 +276,9 @@ export class Db {
       (type, payload, segment) => {
         records++;
         if (segment < firstSegment) firstSegment = segment;
-        if (type === RECORD_SERIES) {
-          if (!readSeriesRecord(payload, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
+        if (type === RECORD_SERIES || type === RECORD_SERIES_SNAPPY) {
+          const plain = type === RECORD_SERIES ? payload : (uncompressSync(payload, { copyOutputData: true }) as Buffer);
+          if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
         } else if (type === RECORD_SAMPLES) {
           if (!this.head.replay(payload, segment)) throw new Error(`WAL segment ${segment}: malformed samples record`);
           this.storeCuts();
@@ -352,13 +354,13 @@ export class Db {
     for (const s of this.head.all()) {
       b.add(s.id, this.head.labelBytes(s));
       if (++n === CHECKPOINT_SERIES_PER_RECORD) {
-        yield { type: RECORD_SERIES, payload: b.payload() };
+        yield { type: RECORD_SERIES_SNAPPY, payload: compressSync(b.payload(), { copyOutputData: true }) };
         b.reset();
         n = 0;
         await yieldToEventLoop();
       }
     }
-    if (!b.empty) yield { type: RECORD_SERIES, payload: b.payload() };
+    if (!b.empty) yield { type: RECORD_SERIES_SNAPPY, payload: compressSync(b.payload(), { copyOutputData: true }) };
   }
 
   private recomputeTimes(): void {

@@ -3,6 +3,7 @@
  * framing). Little-endian throughout.
  *
  * SERIES:  repeated [id u32][length u32][canonical label bytes]
+ * SERIES_SNAPPY: a SERIES payload as a snappy block (checkpoints).
  * SAMPLES: [base time i64], then groups: [series id: zigzag varint delta from the
  *          previous group's id][count: varint, 5 bytes][count × (zigzag varint time
  *          delta from the base, then from the previous sample; value bits u64)]
@@ -10,6 +11,12 @@
  */
 export const RECORD_SERIES = 1;
 export const RECORD_SAMPLES = 2;
+/**
+ * A SERIES payload compressed as one snappy block: checkpoints hold every
+ * live series, whose label sets repeat names and values over and over
+ * (node_exporter-like sets shrink about fourfold).
+ */
+export const RECORD_SERIES_SNAPPY = 3;
 
 /** Collects series into one SERIES payload. */
 export class SeriesRecordBuilder {

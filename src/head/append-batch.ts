@@ -22,8 +22,22 @@ export interface AppendBatchView {
   labelsAt: number;
 }
 
-const MAGIC = 0x53544231; // "STB1"
-const HEADER = 16;
+/** "STB1": the first word of every append batch. */
+export const APPEND_BATCH_MAGIC = 0x53544231;
+/** Bytes of an append batch's header, before its entries. */
+export const APPEND_BATCH_HEADER = 16;
+const MAGIC = APPEND_BATCH_MAGIC;
+const HEADER = APPEND_BATCH_HEADER;
+
+/** `buf` when it holds `need` bytes, else a copy of its first `used` bytes in a buffer at least twice as large. */
+export function grownBytes<T extends Uint8Array>(buf: T, used: number, need: number): T | Uint8Array<ArrayBuffer> {
+  if (need <= buf.length) return buf;
+  let cap = Math.max(buf.length * 2, 64);
+  while (cap < need) cap *= 2;
+  const next = new Uint8Array(cap);
+  next.set(buf.subarray(0, used));
+  return next;
+}
 
 /** Reads a batch's header; throws a RangeError if it is not a batch. */
 export function viewAppendBatch(buffer: ArrayBuffer): AppendBatchView {
@@ -154,12 +168,7 @@ export class AppendBatchBuilder {
   }
 
   private reserveLabels(extra: number): void {
-    if (this.l + extra <= this.labels.length) return;
-    let cap = this.labels.length * 2;
-    while (cap < this.l + extra) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.labels.subarray(0, this.l));
-    this.labels = next;
+    this.labels = grownBytes(this.labels, this.l, this.l + extra) as Uint8Array<ArrayBuffer>;
   }
 }
 

@@ -1,12 +1,7 @@
-import { hashBatch } from '../../head/append-batch.js';
+import { APPEND_BATCH_HEADER, APPEND_BATCH_MAGIC, grownBytes, hashBatch } from '../../head/append-batch.js';
 import { ENTRY } from '../../head/head-wasm.js';
 import type { HeadWasm } from '../../head/head-wasm.js';
 
-// Must equal MAGIC and HEADER in src/head/append-batch.ts, which does not
-// export them; hashBatch() below reads the header back with
-// viewAppendBatch(), so a mismatch fails on the first batch, loudly.
-const APPEND_BATCH_MAGIC = 0x53544231; // "STB1"
-const APPEND_BATCH_HEADER = 16;
 
 const ENTRY_WORDS = ENTRY.size / 4;
 const HASH = ENTRY.hash / 4;
@@ -78,11 +73,8 @@ export class BatchScratch {
 
   /** Makes room for `extra` more label bytes. */
   reserveLabels(extra: number): void {
-    if (this.l + extra <= this.labels.length) return;
-    let cap = this.labels.length * 2;
-    while (cap < this.l + extra) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.labels.subarray(0, this.l));
+    const next = grownBytes(this.labels, this.l, this.l + extra);
+    if (next === this.labels) return;
     this.labels = next;
     this.labelView = new DataView(next.buffer);
   }
