@@ -10,7 +10,7 @@ export interface RawAnswer {
 }
 
 export function connect(address: string): http2.ClientHttp2Session {
-  const session = http2.connect(`http://${address}`, { settings: { initialWindowSize: 16 << 20 } });
+  const session = http2.connect(`http://${address}`, { settings: { initialWindowSize: 16 << 20, maxFrameSize: (1 << 24) - 1 } });
   session.on('error', () => {});
   session.once('connect', () => session.setLocalWindowSize(64 << 20));
   return session;

@@ -62,6 +62,23 @@ export class Querier {
     return out.sort((a, b) => compare(a.labels, b.labels));
   }
 
+  /**
+   * The series select() would answer, sorted by labels, without reading
+   * their chunks: for answers streamed slice by slice, each slice reading
+   * chunks (chunksIn) just before it is sent. A series whose data in the
+   * range lies in a gap between chunks is listed and then has no chunks.
+   */
+  selectLazily(matchers: readonly LabelMatcher[], minT: number, maxT: number): Series[] {
+    const out = [...this.matching(matchers, minT, maxT)];
+    const compare = this.head.index.hasSurrogates() ? compareLabels : compareLabelsNative;
+    return out.sort((a, b) => compare(a.labels, b.labels));
+  }
+
+  /** A series' chunks overlapping the range, in time order; open chunks copied into `arena`. */
+  chunksIn(s: Series, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
+    return this.chunksOf(s, minT, maxT, arena);
+  }
+
   /** Label names of the series matching `matchers` with data in the range, sorted. */
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
     if (!this.overlaps(minT, maxT)) return [];

@@ -16,6 +16,15 @@ import { invalidArgument, limitExceeded } from './errors.js';
 import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
 import { ShardFilter } from './shard.js';
 import type { SeriesSink } from './series-sink.js';
+import { ByteArena } from '../head/byte-arena.js';
+import type { Series } from '../head/series.js';
+
+/** A series to answer: its labels as answered, and its chunks, or the series to read them from. */
+interface Planned {
+  labels: readonly string[];
+  chunks: SelectedSeries['chunks'];
+  series?: Series;
+}
 
 export interface StoreApiConfig {
   externalLabels: ExternalLabels;
@@ -31,7 +40,7 @@ export interface StoreApiConfig {
 const MAX_I64 = 9223372036854775807n;
 const MIN_I64 = -9223372036854775808n;
 /** Series encoded per turn of the event loop while streaming a large answer. */
-const SERIES_PER_SLICE = 2048;
+const SERIES_PER_SLICE = 1024;
 
 /**
  * The Store API over the engine, independent of the transport: requests
@@ -57,21 +66,52 @@ export class StoreApi {
     if (req.aggregates.some((a) => a !== Aggr.RAW) && req.partialResponseStrategy === PartialResponseStrategy.WARN) {
       warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
     }
-    const selected = this.select(req, rest);
     const send = (frame: Buffer): void => sink.send(frame);
     const alloc = (size: number): Buffer => sink.alloc(size);
     for (const w of warnings) sink.send(encodeWarningFrame(w, alloc));
-    for (let i = 0; i < selected.length; i++) {
-      const s = selected[i]!;
-      encodeSeriesFrames(s.labels, s.chunks, send, alloc);
+    // With limits to check every chunk is read first; otherwise chunks are
+    // read slice by slice as the answer streams, so the first frames leave
+    // while later ones are still being read.
+    const eager = this.cfg.seriesLimit > 0 || this.cfg.samplesLimit > 0 || req.skipChunks;
+    const planned: Planned[] = eager ? this.select(req, rest) : this.plan(req, rest);
+    const minT = toMs(req.minTime);
+    const maxT = toMs(req.maxTime);
+    const querier = this.db.querier();
+    let arena = new ByteArena();
+    for (let i = 0; i < planned.length; i++) {
+      const p = planned[i]!;
+      const chunks = p.series === undefined ? p.chunks : querier.chunksIn(p.series, minT, maxT, arena);
+      if (chunks.length > 0 || req.skipChunks) encodeSeriesFrames(p.labels, chunks, send, alloc);
       if (sink.blocked) {
         await sink.drained();
       } else if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) {
         sink.flush();
         await new Promise((r) => setImmediate(r));
+        arena = new ByteArena();
       }
     }
     sink.flush();
+  }
+
+  /** The series to answer, sorted, their chunks to be read as they go out (no limits to check). */
+  private plan(req: SeriesRequest, matchers: LabelMatcher[]): Planned[] {
+    const shard = ShardFilter.of(this.wasm, req.shardInfo);
+    const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
+    const ext = this.cfg.externalLabels;
+    let out: Planned[] = [];
+    for (const s of this.db.querier().selectLazily(matchers, toMs(req.minTime), toMs(req.maxTime))) {
+      const labels = withoutLabels(ext.apply(s.labels), drop);
+      if (shard !== undefined && !shard.keeps(labels)) continue;
+      out.push({ labels, chunks: [], series: s });
+    }
+    shard?.close();
+    if (ext.size > 0 || drop.size > 0) {
+      const compare = this.db.head.index.hasSurrogates() || ext.hasSurrogates ? compareLabels : compareLabelsNative;
+      out.sort((a, b) => compare(a.labels, b.labels));
+    }
+    const limit = Number(req.limit);
+    if (limit > 0 && out.length > limit) out = out.slice(0, limit);
+    return out;
   }
 
   /** The series to answer: labels as answered, sorted; limits checked. */
