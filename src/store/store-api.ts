@@ -93,13 +93,19 @@ export class StoreApi {
     sink.flush();
   }
 
-  /** The series to answer, sorted, their chunks to be read as they go out (no limits to check). */
+  /**
+   * The series to answer, labels as answered (external labels in, replica
+   * labels out), in shard, sorted, cut at the request's limit; their chunks
+   * are not read yet.
+   */
   private plan(req: SeriesRequest, matchers: LabelMatcher[]): Planned[] {
     const shard = ShardFilter.of(this.wasm, req.shardInfo);
     const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
     const ext = this.cfg.externalLabels;
     let out: Planned[] = [];
     for (const s of this.db.querier().selectLazily(matchers, toMs(req.minTime), toMs(req.maxTime))) {
+      // Shards are taken on the labels as answered (replica labels removed), so
+      // that replicas of a series land in one shard and deduplicate.
       const labels = withoutLabels(ext.apply(s.labels), drop);
       if (shard !== undefined && !shard.keeps(labels)) continue;
       out.push({ labels, chunks: [], series: s });
@@ -114,27 +120,20 @@ export class StoreApi {
     return out;
   }
 
-  /** The series to answer: labels as answered, sorted; limits checked. */
+  /**
+   * The series to answer with their chunks read, limits checked. Series
+   * whose data in the range falls in a gap between chunks are left out.
+   */
   private select(req: SeriesRequest, matchers: LabelMatcher[]): SelectedSeries[] {
-    const shard = ShardFilter.of(this.wasm, req.shardInfo);
-    const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
-    const ext = this.cfg.externalLabels;
-    const raw = this.db.querier().select(matchers, toMs(req.minTime), toMs(req.maxTime), { skipChunks: req.skipChunks });
-    let out: SelectedSeries[] = [];
-    for (const s of raw) {
-      // Shards are taken on the labels as answered (replica labels removed), so
-      // that replicas of a series land in one shard and deduplicate.
-      const labels = withoutLabels(ext.apply(s.labels), drop);
-      if (shard !== undefined && !shard.keeps(labels)) continue;
-      out.push({ labels, chunks: s.chunks });
+    const querier = this.db.querier();
+    const minT = toMs(req.minTime);
+    const maxT = toMs(req.maxTime);
+    const arena = new ByteArena();
+    const out: SelectedSeries[] = [];
+    for (const p of this.plan(req, matchers)) {
+      const chunks = req.skipChunks ? [] : querier.chunksIn(p.series!, minT, maxT, arena);
+      if (chunks.length > 0 || req.skipChunks) out.push({ labels: p.labels, chunks });
     }
-    shard?.close();
-    if (ext.size > 0 || drop.size > 0) {
-      const compare = this.db.head.index.hasSurrogates() || ext.hasSurrogates ? compareLabels : compareLabelsNative;
-      out.sort((a, b) => compare(a.labels, b.labels));
-    }
-    const limit = Number(req.limit);
-    if (limit > 0 && out.length > limit) out = out.slice(0, limit);
     this.checkLimits(out);
     return out;
   }
