@@ -65,7 +65,8 @@ Flags:
   --grpc-address HOST:PORT  Store API listen address (default 0.0.0.0:10901)
   --http-address HOST:PORT  HTTP listen address (default 0.0.0.0:8080)
   --label NAME=VALUE        external label of this store (repeatable)
-  --replica-label NAME      label naming a replica, for without_replica_labels (repeatable)
+  --replica-label NAME      only these labels may be removed by without_replica_labels (repeatable;
+                            default: every label a request names, as Thanos Receive)
   --workers N               worker threads (default: the number of cores)
   --env ENV                 development or production (default production)
   --retention DURATION      keep data this far back from the newest sample (default 15d)

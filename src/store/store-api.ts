@@ -3,17 +3,16 @@ import type { SelectedSeries } from '../db/querier.js';
 import type { HeadWasm } from '../head/head-wasm.js';
 import { compareLabels, compareLabelsNative } from '../head/series.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
-import { Aggr, StoreType } from '../gen/thanos/store/rpc.js';
+import { StoreType } from '../gen/thanos/store/rpc.js';
 import type {
   InfoResponse, LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest,
 } from '../gen/thanos/store/rpc.js';
 import type { InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc.js';
 import type { LabelMatcher as WireMatcher } from '../gen/thanos/store/types.js';
-import { PartialResponseStrategy } from '../gen/thanos/store/types.js';
 import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
 import { ExternalLabels, withoutLabels } from './external-labels.js';
 import { invalidArgument, limitExceeded } from './errors.js';
-import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
+import { encodeSeriesFrames } from './series-frames.js';
 import { ShardFilter } from './shard.js';
 import type { SeriesSink } from './series-sink.js';
 import { ByteArena } from '../head/byte-arena.js';
@@ -28,7 +27,7 @@ interface Planned {
 
 export interface StoreApiConfig {
   externalLabels: ExternalLabels;
-  /** --replica-label: the labels without_replica_labels may remove. */
+  /** --replica-label: when not empty, the only labels without_replica_labels may remove. */
   replicaLabels: ReadonlySet<string>;
   /** --tenant-label-name. */
   tenantLabel: string;
@@ -62,13 +61,11 @@ export class StoreApi {
     // Matchers on external labels are decided first: no match, empty answer.
     if (!matches) return;
     if (rest.length === 0) throw invalidArgument('no matchers specified (excluding external labels)');
-    const warnings: string[] = [];
-    if (req.aggregates.some((a) => a !== Aggr.RAW) && req.partialResponseStrategy === PartialResponseStrategy.WARN) {
-      warnings.push(`downsampled aggregates (${req.aggregates.map((a) => Aggr[a]).join(', ')}) are not kept by this store; raw data is answered`);
-    }
+    // `aggregates` and `max_resolution_window` choose among downsampled
+    // chunks; this store holds raw data only, which Thanos' own raw stores
+    // (tsdb.go, prometheus.go) answer as it is, without a warning.
     const send = (frame: Buffer): void => sink.send(frame);
     const alloc = (size: number): Buffer => sink.alloc(size);
-    for (const w of warnings) sink.send(encodeWarningFrame(w, alloc));
     // With limits to check every chunk is read first; otherwise chunks are
     // read slice by slice as the answer streams, so the first frames leave
     // while later ones are still being read.
@@ -104,8 +101,9 @@ export class StoreApi {
     const ext = this.cfg.externalLabels;
     let out: Planned[] = [];
     for (const s of this.db.querier().selectLazily(matchers, toMs(req.minTime), toMs(req.maxTime))) {
-      // Shards are taken on the labels as answered (replica labels removed), so
-      // that replicas of a series land in one shard and deduplicate.
+      // One label list per series: the frame is encoded from exactly what
+      // the shard decision hashed (tenant and external labels in, replica
+      // labels out), so replicas land in one shard and deduplicate.
       const labels = withoutLabels(ext.apply(s.labels), drop);
       if (shard !== undefined && !shard.keeps(labels)) continue;
       out.push({ labels, chunks: [], series: s });
@@ -158,22 +156,28 @@ export class StoreApi {
     const names = new Set(this.db.querier().labelNames(rest, toMs(req.start), toMs(req.end)));
     // Names come only with data: no data in the range, no names at all.
     if (names.size === 0) return { names: [], warnings: [] };
-    for (const [name] of this.cfg.externalLabels.pairs) names.add(name);
-    for (const name of this.replicaLabelsToDrop(req.withoutReplicaLabels)) names.delete(name);
+    // As Thanos' TSDB store: external labels named in without_replica_labels
+    // are left out, stored names stay. The tenant label counts as external
+    // (Thanos Receive keeps it in each tenant's external labels).
+    const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
+    for (const [name] of this.cfg.externalLabels.pairs) if (!drop.has(name)) names.add(name);
+    if (drop.has(this.cfg.tenantLabel)) names.delete(this.cfg.tenantLabel);
     return { names: limited([...names].sort(compareUtf8), req.limit), warnings: [] };
   }
 
   labelValues(req: LabelValuesRequest): LabelValuesResponse {
     if (req.label === '') throw invalidArgument('label name parameter cannot be empty');
+    // A label the answer removes has no values (Thanos' TSDB store).
+    if (this.replicaLabelsToDrop(req.withoutReplicaLabels).has(req.label)) return { values: [], warnings: [] };
     const { matches, rest } = this.cfg.externalLabels.decide(toMatchers(req.matchers));
     if (!matches) return { values: [], warnings: [] };
     const start = toMs(req.start);
     const end = toMs(req.end);
     const ext = this.cfg.externalLabels.value(req.label);
     if (ext !== undefined) {
-      const some = rest.length === 0
-        ? this.hasData(req.start, req.end)
-        : this.db.querier().select(rest, start, end, { skipChunks: true }).length > 0;
+      // Without matchers (other than on external labels) the store's own
+      // value answers, data or not; with them, only when a series matches.
+      const some = rest.length === 0 || this.db.querier().select(rest, start, end, { skipChunks: true }).length > 0;
       return { values: some ? [ext] : [], warnings: [] };
     }
     return { values: limited(this.db.querier().labelValues(req.label, rest, start, end), req.limit), warnings: [] };
@@ -223,15 +227,14 @@ export class StoreApi {
     return [BigInt(this.db.minTime), BigInt(this.db.maxTime)];
   }
 
-  private hasData(start: bigint, end: bigint): boolean {
-    const s = toMs(start);
-    const e = toMs(end);
-    return this.db.maxTime !== -Infinity && s <= e && this.db.minTime <= e && this.db.maxTime >= s;
-  }
-
+  /**
+   * The labels a request's without_replica_labels removes: all it names, as
+   * Thanos Receive does; with --replica-label, only those among them.
+   */
   private replicaLabelsToDrop(named: readonly string[]): Set<string> {
+    const only = this.cfg.replicaLabels;
     const drop = new Set<string>();
-    for (const n of named) if (this.cfg.replicaLabels.has(n)) drop.add(n);
+    for (const n of named) if (only.size === 0 || only.has(n)) drop.add(n);
     return drop;
   }
 }

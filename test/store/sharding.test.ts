@@ -1,59 +1,110 @@
-// shard_info, black box, against an independent xxHash64 (xxhash-wasm):
-// where total_shards < 1 nothing is sharded; otherwise every series lands
-// in exactly the shard xxhash64(name 0xFF value 0xFF ...) % total_shards
-// names, hashing the answered labels (external and tenant labels included,
-// replica labels removed by without_replica_labels excluded) restricted to
-// `labels` when `by`, or to all but `labels` when not. Rules: WIRE.md
-// "ShardInfo", proto/thanos/store/rpc.proto ShardInfo.
+// shard_info, black box, against an independent xxHash64 (xxhash-wasm) and
+// label sets the test builds itself. Thanos' rule (storepb/shard_info.go,
+// tsdb.go): where total_shards < 1 nothing is sharded; otherwise a series
+// is in shard xxhash64(name 0xFF value 0xFF ...) % total_shards over the
+// labels it is answered with (stored labels, the tenant label, external
+// labels; labels removed by without_replica_labels left out), keeping the
+// labels named when `by`, all others when not. So the test predicts each
+// series' answered labels from what it wrote (WIRE.md: tenant label on
+// every series, external labels winning) and checks both the labels and
+// the shard. Issue 10.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import xxhash from 'xxhash-wasm';
-import { StoreClient, eq, type Label, type SeriesRequest } from './support/client.js';
+import { StoreClient, eq, re, type Label, type Matcher, type SeriesRequest } from './support/client.js';
 import { T0, seriesOk, write } from './support/calls.js';
-import { show, shown, type AnsweredSeries } from './support/series-check.js';
-import { removeTempDirs, startStrata, stopAll, type StrataGrpc } from './support/strata-grpc.js';
-import { samplesOf } from './support/write-request.js';
+import { answeredLabels, show } from './support/series-check.js';
+import { removeTempDirs, startStrata, stopAll } from './support/strata-grpc.js';
+import { samplesOf, type WriteSeries } from './support/write-request.js';
 
-let strata: StrataGrpc;
-let client: StoreClient;
 let h64Raw: (input: Uint8Array, seed?: bigint) => bigint;
 
-before(async () => {
-  ({ h64Raw } = await xxhash());
-  strata = await startStrata({ args: ['--label', 'region=eu-west', '--replica-label', 'replica'] });
-  client = new StoreClient(strata.grpcAddress);
-  const timeseries = [];
-  for (let i = 0; i < 48; i++) {
-    timeseries.push({
-      labels: [['__name__', 'm_shard'], ['instance', `host-${i}`], ['job', `job-${i % 5}`], ['replica', i % 3 ? 'A' : 'B']] as const,
-      samples: samplesOf(3, T0, 1000n, (k) => i + k),
-    });
+interface Written {
+  labels: WriteSeries['labels'];
+  tenant?: string;
+}
+
+/** The issue's example: {__name__="m", n="1".."8"}, default tenant. */
+const EXAMPLE: Written[] = Array.from({ length: 8 }, (_, i) => ({ labels: [['__name__', 'm'], ['n', String(i + 1)]] }));
+
+/** 40 series of m_shard, with a stored replica label; the last 16 written for tenant team-a. */
+const FLEET: Written[] = Array.from({ length: 40 }, (_, i) => ({
+  labels: [['__name__', 'm_shard'], ['instance', `host-${i >> 1}`], ['job', `job-${i % 5}`], ['replica', i % 2 ? 'B' : 'A']],
+  tenant: i < 24 ? undefined : 'team-a',
+}));
+
+const REGION = { region: 'eu-west' };
+
+async function writeAll(client: StoreClient, series: readonly Written[]): Promise<void> {
+  for (const tenant of [undefined, 'team-a']) {
+    const timeseries = series.filter((s) => s.tenant === tenant).map((s, i) => ({ labels: s.labels, samples: samplesOf(3, T0, 1000n, (k) => i + k) }));
+    if (timeseries.length > 0) await write(client, { timeseries, tenant });
   }
-  await write(client, { timeseries: timeseries.slice(0, 32) });
-  await write(client, { timeseries: timeseries.slice(24), tenant: 'team-a' });
-});
+}
 
-after(async () => {
-  client?.close();
-  await stopAll();
-  removeTempDirs();
-});
-
-/** The shard a label set belongs to, computed here from the rule. */
-function shardOf(labels: readonly Label[], total: bigint, by: boolean, names: readonly string[]): bigint {
+/** Thanos' shard of a label set, from bytes built here. */
+function shardOf(labels: readonly Label[], total: number, by: boolean, names: readonly string[]): number {
   const parts: Buffer[] = [];
   for (const l of labels) {
     if (names.includes(l.name) !== by) continue;
     parts.push(Buffer.from(l.name, 'utf8'), Buffer.from([0xff]), Buffer.from(l.value, 'utf8'), Buffer.from([0xff]));
   }
-  return h64Raw(Buffer.concat(parts), 0n) % total;
+  return Number(h64Raw(Buffer.concat(parts), 0n) % BigInt(total));
 }
 
-const base: SeriesRequest = { matchers: [eq('__name__', 'm_shard')] };
-
-async function unsharded(extra: SeriesRequest = {}): Promise<AnsweredSeries[]> {
-  return (await seriesOk(client, { ...base, ...extra })).series;
+/** The expected partition: for each shard, the answered label sets it holds, sorted. */
+function partition(
+  series: readonly Written[], external: Record<string, string>, drop: readonly string[],
+  total: number, by: boolean, names: readonly string[],
+): string[][] {
+  const out: string[][] = Array.from({ length: total }, () => []);
+  for (const s of series) {
+    const labels = answeredLabels(s.labels, { tenant: s.tenant, external, drop });
+    out[shardOf(labels, total, by, names)]!.push(show(labels));
+  }
+  return out.map((p) => [...new Set(p)].sort());
 }
+
+interface Store {
+  client: StoreClient;
+  external: Record<string, string>;
+}
+
+async function answeredShards(store: Store, matchers: Matcher[], total: number, by: boolean, names: string[], drop: string[]): Promise<string[][]> {
+  const out: string[][] = [];
+  for (let index = 0; index < total; index++) {
+    const req: SeriesRequest = {
+      matchers,
+      without_replica_labels: drop,
+      shard_info: { shard_index: String(index), total_shards: String(total), by, labels: names },
+    };
+    const { series } = await seriesOk(store.client, req);
+    out.push(series.map((s) => show(s.labels)).sort());
+  }
+  return out;
+}
+
+let withRegion: Store;
+let plain: Store;
+
+before(async () => {
+  ({ h64Raw } = await xxhash());
+  const a = await startStrata({ args: ['--label', 'region=eu-west'] });
+  const b = await startStrata();
+  withRegion = { client: new StoreClient(a.grpcAddress), external: REGION };
+  plain = { client: new StoreClient(b.grpcAddress), external: {} };
+  for (const s of [withRegion, plain]) {
+    await writeAll(s.client, EXAMPLE);
+    await writeAll(s.client, FLEET);
+  }
+});
+
+after(async () => {
+  withRegion?.client.close();
+  plain?.client.close();
+  await stopAll();
+  removeTempDirs();
+});
 
 describe('shard_info', () => {
   test('the oracle agrees with xxHash64 test vectors', () => {
@@ -63,54 +114,72 @@ describe('shard_info', () => {
   });
 
   test('total_shards < 1 means no sharding', async () => {
-    const all = await unsharded();
-    assert.equal(all.length, 56, 'two tenants: 32 + 24 series');
+    const all = (await seriesOk(withRegion.client, { matchers: [eq('__name__', 'm_shard')] })).series.map((s) => show(s.labels));
+    assert.equal(all.length, 40);
     for (const total of ['0', '-1']) {
-      const got = await unsharded({ shard_info: { shard_index: '3', total_shards: total, by: false, labels: [] } });
-      assert.deepEqual(shown(got), shown(all), `total_shards ${total}`);
+      const got = await seriesOk(withRegion.client, {
+        matchers: [eq('__name__', 'm_shard')], shard_info: { shard_index: '3', total_shards: total, by: false, labels: [] },
+      });
+      assert.deepEqual(got.series.map((s) => show(s.labels)), all, `total_shards ${total}`);
     }
   });
 
-  const cases: Array<[string, { total: number; by: boolean; labels: string[] }, SeriesRequest]> = [
-    ['all labels (by=false, no labels)', { total: 3, by: false, labels: [] }, {}],
-    ['by (job)', { total: 4, by: true, labels: ['job'] }, {}],
-    ['without (instance)', { total: 5, by: false, labels: ['instance'] }, {}],
-    ['by (region, tenant_id): external and tenant labels count', { total: 2, by: true, labels: ['region', 'tenant_id'] }, {}],
-    ['all labels with skip_chunks', { total: 3, by: false, labels: [] }, { skip_chunks: true }],
-    ['all labels with without_replica_labels: hashed as answered, replica removed', { total: 3, by: false, labels: [] }, { without_replica_labels: ['replica'] }],
+  test("the issue's example: each series in the shard Thanos' matcher gives its answered labels", async () => {
+    // The answer carries tenant_id="default-tenant" (WIRE.md, as Thanos
+    // Receive's tenant external label), so Thanos hashes it too.
+    const byN = (p: string[][]) => p.map((shard) => shard.map((s) => /n="(\d)"/.exec(s)![1]).sort());
+    const answered = await answeredShards(withRegion, [eq('__name__', 'm')], 3, false, ['__name__', 'region'], []);
+    assert.deepEqual(byN(answered), [['1', '4', '8'], ['3', '6', '7'], ['2', '5']]);
+    for (const s of answered.flat()) assert.match(s, /tenant_id="default-tenant"/);
+    // Without the tenant label in the answer, the hash leaves it out too:
+    // the partition of {n} alone.
+    const noTenant = await answeredShards(withRegion, [eq('__name__', 'm')], 3, false, ['__name__', 'region'], ['tenant_id']);
+    assert.deepEqual(byN(noTenant), [['1', '4'], ['5', '6', '7', '8'], ['2', '3']]);
+    for (const s of noTenant.flat()) assert.doesNotMatch(s, /tenant_id/);
+  });
+
+  const specs: Array<{ title: string; by: boolean; names: string[]; drop: string[]; matchers: Matcher[]; series: Written[] }> = [
+    { title: 'all labels (without, none named)', by: false, names: [], drop: [], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'by (job)', by: true, names: ['job'], drop: [], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'by (job, instance)', by: true, names: ['job', 'instance'], drop: [], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'without (instance)', by: false, names: ['instance'], drop: [], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'without (__name__, region)', by: false, names: ['__name__', 'region'], drop: [], matchers: [eq('__name__', 'm')], series: EXAMPLE },
+    { title: 'without (n)', by: false, names: ['n'], drop: [], matchers: [eq('__name__', 'm')], series: EXAMPLE },
+    { title: 'by (region, tenant_id): external and tenant labels count', by: true, names: ['region', 'tenant_id'], drop: [], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'without (instance), without_replica_labels [replica]', by: false, names: ['instance'], drop: ['replica'], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'all labels, without_replica_labels [replica, region]', by: false, names: [], drop: ['replica', 'region'], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'by (replica) while removing replica', by: true, names: ['replica'], drop: ['replica'], matchers: [eq('__name__', 'm_shard')], series: FLEET },
+    { title: 'both tenants, all labels', by: false, names: [], drop: [], matchers: [re('__name__', 'm|m_shard')], series: [...EXAMPLE, ...FLEET] },
   ];
-  for (const [title, shard, extra] of cases) {
-    test(`${title}: the shards partition the unsharded answer, each series where xxhash64 % ${shard.total} says`, async () => {
-      const all = await unsharded(extra);
-      const total = BigInt(shard.total);
-      const seen = new Map<string, number>();
-      let nonEmpty = 0;
-      for (let index = 0n; index < total; index++) {
-        const got = (await seriesOk(client, {
-          ...base,
-          ...extra,
-          shard_info: { shard_index: String(index), total_shards: String(total), by: shard.by, labels: shard.labels },
-        })).series;
-        if (got.length > 0) nonEmpty++;
-        for (const s of got) {
-          const key = show(s.labels);
-          assert.equal(seen.get(key), undefined, `${key} answered in shards ${seen.get(key)} and ${index}`);
-          seen.set(key, Number(index));
-          assert.equal(shardOf(s.labels, total, shard.by, shard.labels), index, `${key} answered in shard ${index}`);
-        }
+
+  for (const store of ['with --label region=eu-west', 'without external labels'] as const) {
+    for (const spec of specs) {
+      for (const total of [2, 3, 7]) {
+        test(`${store}, ${spec.title}, ${total} shards: the answered partition is the one computed here`, async () => {
+          const s = store === 'without external labels' ? plain : withRegion;
+          const want = partition(spec.series, s.external, spec.drop, total, spec.by, spec.names);
+          const got = await answeredShards(s, spec.matchers, total, spec.by, spec.names, spec.drop);
+          assert.deepEqual(got, want);
+          // Disjoint, and together the unsharded answer.
+          const union = got.flat();
+          assert.equal(new Set(union).size, union.length, 'a series answered in two shards');
+          const { series } = await seriesOk(s.client, { matchers: spec.matchers, without_replica_labels: spec.drop });
+          assert.deepEqual(union.sort(), [...new Set(series.map((x) => show(x.labels)))].sort());
+        });
       }
-      assert.deepEqual([...seen.keys()].sort(), shown(all).sort(), 'the union of the shards is not the unsharded answer');
-      assert.ok(nonEmpty >= 2, 'the data should spread over more than one shard');
-    });
+    }
   }
 
   test('series sharing the `by` labels land in the same shard', async () => {
-    const got = (await seriesOk(client, {
-      ...base, skip_chunks: true, shard_info: { shard_index: '0', total_shards: '3', by: true, labels: ['job'] },
-    })).series;
-    const jobs = new Set(got.map((s) => s.labels.find((l) => l.name === 'job')?.value));
-    const all = await unsharded({ skip_chunks: true });
-    const want = all.filter((s) => jobs.has(s.labels.find((l) => l.name === 'job')?.value));
-    assert.deepEqual(shown(got), shown(want));
+    for (let index = 0; index < 3; index++) {
+      const got = (await seriesOk(withRegion.client, {
+        matchers: [eq('__name__', 'm_shard')], skip_chunks: true,
+        shard_info: { shard_index: String(index), total_shards: '3', by: true, labels: ['job'] },
+      })).series;
+      const jobs = new Set(got.map((s) => s.labels.find((l) => l.name === 'job')?.value));
+      const all = (await seriesOk(withRegion.client, { matchers: [eq('__name__', 'm_shard')], skip_chunks: true })).series;
+      const want = all.filter((s) => jobs.has(s.labels.find((l) => l.name === 'job')?.value));
+      assert.deepEqual(got.map((s) => show(s.labels)), want.map((s) => show(s.labels)));
+    }
   });
 });
