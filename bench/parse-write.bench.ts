@@ -10,7 +10,7 @@ import { WriteRequest } from '../src/gen/thanos/store/rpc.js';
 import type { TimeSeries } from '../src/gen/thanos/store/prompb/types.js';
 import { AppendBatchBuilder } from '../src/head/append-batch.js';
 import { instantiateHeadWasm } from '../src/head/head-wasm.js';
-import { parseWriteRequest } from '../src/store/write/parse-write.js';
+import { parseWriteRequest } from '../src/remote-write/parse-write.js';
 
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 2000);
 const METRICS = ['node_cpu_seconds_total', 'node_memory_MemFree_bytes', 'node_network_receive_bytes_total',

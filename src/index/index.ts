@@ -4,10 +4,10 @@
  * regular expressions), with the set algebra and the common regular
  * expression shapes in WebAssembly (assembly/postings.ts, assembly/matcher.ts).
  */
-export { MatchType, type LabelMatcher } from './types.js';
+export { MatchType, type LabelMatcher, type ValueMatcher } from './types.js';
 export { InvalidMatcherError } from './errors.js';
 export { PostingsIndex } from './postings-index.js';
 export { PostingsAlgebra } from './set-ops.js';
 export { compileMatcher, matchesValue, type CompiledMatcher } from './label-matcher.js';
-export { regexMatcher, REGEX_CACHE_SIZE, type ValueMatcher } from './value-matcher.js';
+export { regexMatcher, REGEX_CACHE_SIZE } from './value-matcher.js';
 export { compareUtf8 } from './utf8-order.js';

@@ -1,6 +1,6 @@
 import { unknownMatchType } from './errors.js';
-import { MatchType, type LabelMatcher } from './types.js';
-import { equalMatcher, regexMatcher, type ValueMatcher } from './value-matcher.js';
+import { MatchType, type LabelMatcher, type ValueMatcher } from './types.js';
+import { equalMatcher, regexMatcher } from './value-matcher.js';
 
 /**
  * A LabelMatcher made ready to run: `NEQ` and `NRE` are the negation of

@@ -2,7 +2,7 @@ import { RE2JS, RE2JSException } from 're2js';
 import { invalidRegex } from './errors.js';
 import type { LabelDict } from './label-dict.js';
 import type { U32Buffer } from './u32-buffer.js';
-import type { ValueMatcher } from './value-matcher.js';
+import type { ValueMatcher } from './types.js';
 
 /**
  * Compiles `pattern` with RE2 (re2js: linear time, no backtracking) the way

@@ -1,3 +1,6 @@
+import type { LabelDict } from './label-dict.js';
+import type { U32Buffer } from './u32-buffer.js';
+
 /**
  * Matcher types; the numbers are those of the Thanos storepb and Prometheus
  * remote-read `LabelMatcher.Type` enums, so wire values map one to one.
@@ -19,4 +22,16 @@ export interface LabelMatcher {
   readonly type: MatchType;
   readonly name: string;
   readonly value: string;
+}
+
+/**
+ * A compiled condition on label values. `collect` answers for a whole
+ * value dictionary at once, which is how the index uses it.
+ */
+export interface ValueMatcher {
+  /** Whether the empty string matches: then series without the label match too. */
+  readonly matchesEmpty: boolean;
+  test(value: string): boolean;
+  /** Appends to `out` the postings list of every value of `dict` whose `test` is `want`, in no particular order. */
+  collect(dict: LabelDict, want: boolean, out: U32Buffer): void;
 }

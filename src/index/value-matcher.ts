@@ -6,19 +6,8 @@ import { isLiteralSet, recognise, shapeMatchesEmpty, type RegexShape } from './r
 import { compileRe2, Re2Matcher } from './re2-matcher.js';
 import { encodeProgram } from './scan-program.js';
 import type { U32Buffer } from './u32-buffer.js';
+import type { ValueMatcher } from './types.js';
 import { threadValueScanner } from './value-scan.js';
-
-/**
- * A compiled condition on label values. `collect` answers for a whole
- * value dictionary at once, which is how the index uses it.
- */
-export interface ValueMatcher {
-  /** Whether the empty string matches: then series without the label match too. */
-  readonly matchesEmpty: boolean;
-  test(value: string): boolean;
-  /** Appends to `out` the postings list of every value of `dict` whose `test` is `want`, in no particular order. */
-  collect(dict: LabelDict, want: boolean, out: U32Buffer): void;
-}
 
 /** Compiled patterns kept (least recently used dropped first): dashboards repeat theirs every refresh. */
 export const REGEX_CACHE_SIZE = 1000;

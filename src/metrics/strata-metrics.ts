@@ -11,29 +11,12 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Db } from '../db/db.js';
+import type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
 import { RequestStats } from './request-stats.js';
 import { registerSampled, type MetricValue } from './sampled.js';
 
-/** Run or wait times of the pool's tasks since start, in milliseconds (piscina's histogram summaries). */
-export interface TimeSummary {
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-}
-
-/** What the metrics read of the worker pool (CodecPool.stats()). */
-export interface PoolStats {
-  threads: number;
-  /** Tasks waiting for a worker. */
-  queueSize: number;
-  /** Tasks finished since start. */
-  completed: number;
-  /** Share of the pool's capacity used since start, 0 to 1. */
-  utilization: number;
-  runTime: TimeSummary;
-  waitTime: TimeSummary;
-}
+// The pool's state is the pool's type (metrics read the pool, the pool knows no metrics).
+export type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
 
 export interface PoolStatsSource {
   stats(): PoolStats;

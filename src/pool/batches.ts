@@ -1,6 +1,3 @@
-import type { SamplesPlan } from '../http/prometheus/read-samples.js';
-import type { ParsedWrite, ParseWriteOptions } from '../store/write/parse-write.js';
-
 /**
  * Column batches that cross threads. Each is a few typed arrays, moved (not
  * copied) between threads; nothing in them is a per-sample JS object.
@@ -20,38 +17,6 @@ export interface ChunkBatch {
   /** chunk count + 1 entries, starting at 0. */
   offsets: Uint32Array;
 }
-
-/** A remote-write request to parse (src/store/write/parse-write.ts). */
-export interface ParseWriteTask {
-  op: 'parseWrite';
-  bytes: Uint8Array;
-  opts: ParseWriteOptions;
-  /** The bytes are a snappy block (remote write over HTTP): decompressed first, up to this many bytes. */
-  snappy?: { maxDecodedBytes: number };
-}
-
-/** A remote-read SAMPLES answer to decode, encode and compress (src/http/prometheus/read-samples.ts). */
-export interface ReadSamplesTask {
-  op: 'readSamples';
-  plan: SamplesPlan;
-}
-
-export type CodecTask =
-  | { op: 'encode'; batch: SampleBatch }
-  | { op: 'decode'; batch: ChunkBatch }
-  | ParseWriteTask
-  | ReadSamplesTask;
-
-/**
- * What a parseWrite task answers. Errors cross threads as structured clones,
- * which keep only name, message and stack; a malformed request therefore
- * comes back as data and is thrown again, typed, on the caller's thread.
- */
-export type ParseWriteAnswer =
-  | { ok: true; parsed: ParsedWrite }
-  | { ok: false; offset: number; detail: string }
-  /** The snappy body did not decompress, or would decompress to too much (src/pool/snappy-block.ts). */
-  | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
 
 /** Checks that offsets start at 0, never decrease and end at `length`. */
 export function checkOffsets(offsets: Uint32Array, length: number, what: string): void {

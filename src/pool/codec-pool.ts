@@ -1,43 +1,48 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { malformedRequest } from '../store/write/errors.js';
-import type { ParsedWrite, ParseWriteOptions } from '../store/write/parse-write.js';
-import { planBuffers, type SamplesPlan } from '../http/prometheus/read-samples.js';
-import type { PoolStats } from '../metrics/strata-metrics.js';
-import { SnappyBodyError } from './snappy-block.js';
-import {
-  viewChunkBatch, viewSampleBatch,
-  type ChunkBatch, type CodecTask, type ParseWriteAnswer, type SampleBatch,
-} from './batches.js';
+import type { TaskMessage, TaskRunner } from './task.js';
+
+/** Run or wait times of the pool's tasks since start, in milliseconds (piscina's histogram summaries). */
+export interface TimeSummary {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** The pool's state, as CodecPool.stats() answers it (read by src/metrics). */
+export interface PoolStats {
+  threads: number;
+  /** Tasks waiting for a worker. */
+  queueSize: number;
+  /** Tasks finished since start. */
+  completed: number;
+  /** Share of the pool's capacity used since start, 0 to 1. */
+  utilization: number;
+  runTime: TimeSummary;
+  waitTime: TimeSummary;
+}
 
 export interface CodecPoolOptions {
   /** Worker threads; defaults to the number of cores. */
   workers?: number;
 }
 
-// The worker runs from the same tree as this file: .ts under tsx, .js once built.
+// The worker module (src/worker/main.ts) runs from the same tree as this
+// file: .ts under tsx, .js once built. Named by URL, not imported: the pool
+// itself knows no task; that module lists them (src/worker/tasks.ts).
 const workerExt = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const workerUrl = new URL(`./codec-worker${workerExt}`, import.meta.url);
-
-/** Buffers of `views` that can be moved: only those the views cover whole. */
-function transferable(...views: ArrayBufferView[]): ArrayBuffer[] {
-  const seen = new Set<ArrayBuffer>();
-  for (const v of views) {
-    if (v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) seen.add(v.buffer);
-  }
-  return [...seen];
-}
+const workerUrl = new URL(`../worker/main${workerExt}`, import.meta.url);
 
 /**
  * A piscina pool whose workers each load the WebAssembly module once and
- * encode or decode batches of many chunks, or parse remote-write requests,
- * off the event loop.
- *
- * Ownership: with `{ transfer: true }` the input arrays' buffers are moved
- * to the worker (the caller's arrays become empty); otherwise they are
- * copied. Results belong to the caller.
+ * run the tasks listed in src/worker/tasks.ts off the event loop. Each
+ * feature calls its task through its own function over {@link TaskRunner},
+ * beside the task: e.g. `parseWriteInPool(pool, bytes, opts)` in
+ * src/remote-write/pool-task.ts, `encodeInPool(pool, batch)` in
+ * src/codec/pool-tasks.ts.
  */
-export class CodecPool {
+export class CodecPool implements TaskRunner {
   private readonly piscina: Piscina;
 
   constructor(options: CodecPoolOptions = {}) {
@@ -56,55 +61,13 @@ export class CodecPool {
     return this.piscina.options.maxThreads;
   }
 
-  /** Encodes each series of `batch` as one chunk. */
-  async encode(batch: SampleBatch, { transfer = false } = {}): Promise<ChunkBatch> {
-    const task: CodecTask = { op: 'encode', batch };
-    const transferList = transfer ? transferable(batch.timestamps, batch.values, batch.offsets) : [];
-    const buffer: ArrayBuffer = await this.piscina.run(task, { transferList });
-    return viewChunkBatch(buffer);
-  }
-
-  /** Decodes each chunk of `batch`; series i of the answer is chunk i. */
-  async decode(batch: ChunkBatch, { transfer = false } = {}): Promise<SampleBatch> {
-    const task: CodecTask = { op: 'decode', batch };
-    const transferList = transfer ? transferable(batch.data, batch.offsets) : [];
-    const buffer: ArrayBuffer = await this.piscina.run(task, { transferList });
-    return viewSampleBatch(buffer);
-  }
-
   /**
-   * Parses a remote-write request in a worker (see parseWriteRequest in
-   * src/store/write/parse-write.ts for what it checks and answers).
-   *
-   * Ownership: when `bytes` covers its whole ArrayBuffer, that buffer is
-   * moved to the worker and `bytes` is empty (detached) afterwards;
-   * otherwise exactly its bytes are copied (one copy, then moved) and
-   * `bytes`, with the buffer it views, is left as it was. The answer's
-   * batch was moved back, not copied, and belongs to the caller.
-   *
-   * @throws MalformedRequestError when the bytes are not a valid message.
+   * Runs `message` in a worker (TaskRunner.run): the buffers of
+   * `transferList` are moved there, the rest is copied; the answer belongs
+   * to the caller.
    */
-  async parseWrite(bytes: Uint8Array, opts: ParseWriteOptions, body: { snappy?: { maxDecodedBytes: number } } = {}): Promise<ParsedWrite> {
-    // Cloning a view clones its whole buffer (a Node Buffer may be a slice
-    // of a much larger one): copy just the bytes instead, and move the copy.
-    // `new Uint8Array(view)` copies; Buffer#slice would not (it is subarray).
-    const owned = transferable(bytes).length === 1 ? bytes : new Uint8Array(bytes);
-    const task: CodecTask = body.snappy === undefined ? { op: 'parseWrite', bytes: owned, opts } : { op: 'parseWrite', bytes: owned, opts, snappy: body.snappy };
-    const answer: ParseWriteAnswer = await this.piscina.run(task, { transferList: [owned.buffer as ArrayBuffer] });
-    if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
-    return answer.parsed;
-  }
-
-  /**
-   * The snappy-compressed prometheus.ReadResponse of a remote-read SAMPLES
-   * answer (src/http/prometheus/read-samples.ts): chunks decoded, message
-   * encoded and compressed in a worker. The plan's buffers are moved to the
-   * worker; the answer belongs to the caller.
-   */
-  async readSamples(plan: SamplesPlan): Promise<Uint8Array> {
-    const task: CodecTask = { op: 'readSamples', plan };
-    const buffer: ArrayBuffer = await this.piscina.run(task, { transferList: planBuffers(plan) });
-    return new Uint8Array(buffer);
+  run<A>(message: TaskMessage, transferList: ArrayBuffer[] = []): Promise<A> {
+    return this.piscina.run(message, { transferList });
   }
 
   /** The pool's state for metrics: threads, queue, tasks done, and piscina's run and wait time summaries (ms). */

@@ -2,6 +2,7 @@ import type { Db } from '../db/db.js';
 import { rejectionError } from '../db/rejections.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import type { CodecPool } from '../pool/codec-pool.js';
+import { parseWriteInPool } from '../remote-write/pool-task.js';
 import { invalidArgument } from './errors.js';
 
 /** What a remote write stored, and what it refused (the error to answer with, if any). */
@@ -31,7 +32,7 @@ export async function remoteWrite(
   },
 ): Promise<WriteOutcome> {
   const { snappy, ...parseOpts } = opts;
-  const parsed = await pool.parseWrite(bytes, parseOpts, snappy === undefined ? {} : { snappy });
+  const parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? {} : { snappy });
   const batch = parsed.batch;
   const result = viewAppendBatch(batch).entries > 0 ? db.append(batch) : undefined;
   const problems: string[] = [];

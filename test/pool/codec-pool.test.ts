@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { threadCodec } from '../../src/codec/index.js';
+import { decodeInPool, encodeInPool } from '../../src/codec/pool-tasks.js';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { rng, sameBytes, wildSeries } from '../support/series.js';
 
@@ -25,7 +26,7 @@ describe('CodecPool', () => {
 
   test('encodes a batch of series into the chunks the codec makes', async () => {
     const { parts, batch } = makeBatch(300, 1);
-    const chunks = await pool.encode(batch);
+    const chunks = await encodeInPool(pool, batch);
     assert.equal(chunks.offsets.length, 301);
     parts.forEach((p, i) => {
       sameBytes(chunks.data.subarray(chunks.offsets[i]!, chunks.offsets[i + 1]!), threadCodec().encode(p.timestamps, p.values), `series ${i}`);
@@ -37,9 +38,9 @@ describe('CodecPool', () => {
     const ts = batch.timestamps.slice();
     const vs = batch.values.slice();
     const offsets = batch.offsets.slice();
-    const chunks = await pool.encode(batch, { transfer: true });
+    const chunks = await encodeInPool(pool, batch, { transfer: true });
     assert.equal(batch.timestamps.length, 0, 'the input buffer moved to the worker');
-    const back = await pool.decode({ data: chunks.data.slice(), offsets: chunks.offsets.slice() }, { transfer: true });
+    const back = await decodeInPool(pool, { data: chunks.data.slice(), offsets: chunks.offsets.slice() }, { transfer: true });
     sameBytes(back.timestamps, ts);
     sameBytes(back.values, vs);
     sameBytes(back.offsets, offsets);
@@ -47,17 +48,21 @@ describe('CodecPool', () => {
 
   test('names the chunk that fails to decode', async () => {
     const { batch } = makeBatch(3, 3);
-    const chunks = await pool.encode(batch);
+    const chunks = await encodeInPool(pool, batch);
     const data = chunks.data.slice();
     const offsets = chunks.offsets.slice();
     // Chunk 1 claims 256 samples more than it holds (one more could still
     // decode: two zero padding bits are a valid repeat of the last sample).
     data[offsets[1]!]! += 1;
-    await assert.rejects(pool.decode({ data, offsets }), /chunk 1: invalid XOR chunk/);
+    await assert.rejects(decodeInPool(pool, { data, offsets }), /chunk 1: invalid XOR chunk/);
   });
 
   test('rejects offsets that do not fit the data', async () => {
-    await assert.rejects(pool.decode({ data: new Uint8Array(4), offsets: Uint32Array.of(0, 9) }), /offsets end at 9/);
+    await assert.rejects(decodeInPool(pool, { data: new Uint8Array(4), offsets: Uint32Array.of(0, 9) }), /offsets end at 9/);
+  });
+
+  test('rejects a message that no task runs', async () => {
+    await assert.rejects(pool.run({ op: 'nope' }), /no pool task is named "nope"/);
   });
 
   test('refuses a pool without workers', () => {

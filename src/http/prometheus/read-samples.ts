@@ -1,47 +1,14 @@
 /**
- * SAMPLES answers of remote read: one prometheus.ReadResponse {results = 1
- * (QueryResult {timeseries = 1 (TimeSeries {labels = 1, samples = 2
- * (Sample {value = 1, timestamp = 2})})})}, one result per query in order,
- * snappy-compressed.
- *
- * Split by thread: the event loop selects and copies the chunks' bytes into
- * a plan ({@link planSamples}); a pool worker decodes the chunks, encodes
- * the message ({@link encodeReadResponse}) and compresses it.
- *
- * Values travel as raw 64-bit patterns from the chunk to the answer: the
- * decoder writes them into a Float64Array and the encoder copies their
- * eight bytes, so no value ever becomes a JS number, and NaN payloads such
- * as Prometheus' stale marker (0x7ff0000000000002) survive bit for bit.
+ * SAMPLES answers of remote read, the event loop's half: the chunks the
+ * queries selected are copied into a plan (src/remote-read/samples-encoding.ts
+ * says what the answer is), which a pool worker decodes, encodes and
+ * snappy-compresses (src/remote-read/samples-task.ts).
  */
 import { chunkSampleCount } from '../../codec/index.js';
-import { packChunkBatch, viewChunkBatch } from '../../pool/batches.js';
-import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../../store/proto-writer.js';
+import { packChunkBatch } from '../../pool/batches.js';
+import type { SamplesPlan } from '../../remote-read/samples-encoding.js';
 import { encodeLabels } from '../../store/series-frames.js';
 import type { QuerySelection } from './read-select.js';
-
-/**
- * A SAMPLES answer to encode, laid out to cross to a worker: typed arrays
- * only, each on a buffer of its own (moved, not copied).
- */
-export interface SamplesPlan {
-  /** Every chunk of every series back to back (packChunkBatch's layout). */
-  chunks: ArrayBuffer;
-  /** The encoded labels fields of every series, back to back. */
-  labels: Uint8Array;
-  /** series + 1 offsets into `labels`. */
-  labelOffsets: Uint32Array;
-  /** series + 1 entries: series i has chunks [seriesChunks[i], seriesChunks[i + 1]). */
-  seriesChunks: Uint32Array;
-  /** queries + 1 entries: query q has series [querySeries[q], querySeries[q + 1]). */
-  querySeries: Uint32Array;
-  /** Two per query: the first and last ms of its range, inclusive (may be infinite). */
-  ranges: Float64Array;
-}
-
-/** The buffers of a plan, to move to a worker. */
-export function planBuffers(plan: SamplesPlan): ArrayBuffer[] {
-  return [plan.chunks, plan.labels.buffer, plan.labelOffsets.buffer, plan.seriesChunks.buffer, plan.querySeries.buffer, plan.ranges.buffer] as ArrayBuffer[];
-}
 
 /** Samples the chunks of `selections` hold, by their headers (the range may answer fewer). */
 export function countSamples(selections: readonly QuerySelection[]): number {
@@ -77,113 +44,4 @@ export function planSamples(selections: readonly QuerySelection[]): SamplesPlan 
   const labels = new Uint8Array(labelOffsets[seriesCount]!);
   labelParts.forEach((l, i) => labels.set(l, labelOffsets[i]!));
   return { chunks: packChunkBatch(chunks), labels, labelOffsets, seriesChunks, querySeries, ranges };
-}
-
-/** What the encoder needs of the codec (WasmXorCodec in the worker). */
-export interface ChunkDecoder {
-  /** Decodes `chunk` into the arrays from index 0; returns the sample count. */
-  decodeInto(chunk: Uint8Array, timestamps: BigInt64Array, values: Float64Array): number;
-}
-
-// Tags: ReadResponse.results, QueryResult.timeseries and TimeSeries.samples
-// are length-delimited fields; Sample.value is fixed64 (field 1, wire type
-// 1), Sample.timestamp a varint (field 2, wire type 0).
-const RESULTS = 1;
-const TIMESERIES = 1;
-const SAMPLES = 2;
-const SAMPLE_VALUE_TAG = 0x09;
-const SAMPLE_TIMESTAMP_TAG = 0x10;
-const TWO_32 = 4294967296;
-
-/** Bytes of one Sample field in a TimeSeries: tag, length (one byte: a Sample is at most 20), value, timestamp. */
-const sampleFieldSize = (t: number): number => 2 + 9 + 1 + int64Size(t);
-
-/**
- * Encodes the ReadResponse of `plan`: every chunk decoded, the samples of
- * each series within its query's range, series without any left out.
- * CPU-bound: run it in a worker.
- */
-export function encodeReadResponse(plan: SamplesPlan, codec: ChunkDecoder): Uint8Array {
-  const batch = viewChunkBatch(plan.chunks);
-  const chunkCount = batch.offsets.length - 1;
-  // Decode everything once; both passes below read the columns.
-  const starts = new Uint32Array(chunkCount + 1);
-  for (let i = 0; i < chunkCount; i++) starts[i + 1] = starts[i]! + chunkSampleCount(batch.data.subarray(batch.offsets[i]!, batch.offsets[i + 1]!));
-  const total = starts[chunkCount]!;
-  const timestamps = new BigInt64Array(total);
-  const values = new Float64Array(total);
-  for (let i = 0; i < chunkCount; i++) {
-    const at = starts[i]!;
-    const n = codec.decodeInto(batch.data.subarray(batch.offsets[i]!, batch.offsets[i + 1]!), timestamps.subarray(at), values.subarray(at));
-    starts[i + 1] = at + n; // the header's count, unless the chunk says otherwise
-  }
-  // Timestamps as two 32-bit halves (little-endian): numbers without BigInts.
-  const lo = new Uint32Array(timestamps.buffer);
-  const hi = new Int32Array(timestamps.buffer);
-  const valueBytes = new Uint8Array(values.buffer);
-  const timeAt = (i: number): number => hi[i * 2 + 1]! * TWO_32 + lo[i * 2]!;
-
-  const { querySeries, seriesChunks, labelOffsets, ranges } = plan;
-  const queries = querySeries.length - 1;
-  const series = seriesChunks.length - 1;
-  // Pass 1: sizes. samplesBytes[s] = bytes of series s's Sample fields in range.
-  const samplesBytes = new Float64Array(series);
-  const resultBytes = new Float64Array(queries);
-  let size = 0;
-  for (let q = 0; q < queries; q++) {
-    const start = ranges[q * 2]!;
-    const end = ranges[q * 2 + 1]!;
-    let result = 0;
-    for (let s = querySeries[q]!; s < querySeries[q + 1]!; s++) {
-      let bytes = 0;
-      for (let c = seriesChunks[s]!; c < seriesChunks[s + 1]!; c++) {
-        for (let i = starts[c]!; i < starts[c + 1]!; i++) {
-          const t = timeAt(i);
-          if (t < start) continue;
-          if (t > end) break;
-          bytes += sampleFieldSize(t);
-        }
-      }
-      samplesBytes[s] = bytes;
-      if (bytes > 0) result += lenFieldSize(labelOffsets[s + 1]! - labelOffsets[s]! + bytes);
-    }
-    resultBytes[q] = result;
-    size += lenFieldSize(result);
-  }
-  // Pass 2: bytes.
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (let q = 0; q < queries; q++) {
-    const start = ranges[q * 2]!;
-    const end = ranges[q * 2 + 1]!;
-    at = writeTag(out, at, RESULTS, WIRE_LEN);
-    at = writeVarint(out, at, resultBytes[q]!);
-    for (let s = querySeries[q]!; s < querySeries[q + 1]!; s++) {
-      if (samplesBytes[s] === 0) continue;
-      const labelsFrom = labelOffsets[s]!;
-      const labelsTo = labelOffsets[s + 1]!;
-      at = writeTag(out, at, TIMESERIES, WIRE_LEN);
-      at = writeVarint(out, at, labelsTo - labelsFrom + samplesBytes[s]!);
-      out.set(plan.labels.subarray(labelsFrom, labelsTo), at);
-      at += labelsTo - labelsFrom;
-      for (let c = seriesChunks[s]!; c < seriesChunks[s + 1]!; c++) {
-        for (let i = starts[c]!; i < starts[c + 1]!; i++) {
-          const t = timeAt(i);
-          if (t < start) continue;
-          if (t > end) break;
-          at = writeTag(out, at, SAMPLES, WIRE_LEN);
-          out[at++] = 10 + int64Size(t);
-          out[at++] = SAMPLE_VALUE_TAG;
-          // The value's eight bytes as decoded (little-endian, as fixed64 wants).
-          const v = i * 8;
-          for (let k = 0; k < 8; k++) out[at + k] = valueBytes[v + k]!;
-          at += 8;
-          out[at++] = SAMPLE_TIMESTAMP_TAG;
-          at = writeInt64(out, at, t);
-        }
-      }
-    }
-  }
-  if (at !== size) throw new Error(`ReadResponse: wrote ${at} bytes of ${size}`);
-  return out;
 }

@@ -5,8 +5,8 @@
  *
  * The answer type is the first of the client's accepted_response_types that
  * is served (SAMPLES when it lists none):
- * - SAMPLES: one snappy ReadResponse, encoded in the worker pool
- *   (read-samples.ts);
+ * - SAMPLES: one snappy ReadResponse, planned here (read-samples.ts) and
+ *   encoded in the worker pool (src/remote-read/samples-task.ts);
  * - STREAMED_XOR_CHUNKS: ChunkedReadResponse frames with the chunks as
  *   stored (read-chunked.ts), written as the socket takes them.
  * Everything that can fail with a status (body, matchers, limits) fails
@@ -16,7 +16,8 @@ import type { Logger } from 'pino';
 import { uncompress } from 'snappy';
 import { ReadRequest, ReadRequest_ResponseType } from '../../gen/prometheus/remote.js';
 import type { CodecPool } from '../../pool/codec-pool.js';
-import { checkSnappyBlock, snappyFailure } from '../../pool/snappy-block.js';
+import { readSamplesInPool } from '../../remote-read/samples-task.js';
+import { checkSnappyBlock, snappyFailure } from '../../remote-write/snappy-block.js';
 import { encodeLabels } from '../../store/series-frames.js';
 import { badRequest } from '../errors.js';
 import type { Reply, RequestContext, ResponseSink, RouteSpec } from '../route.js';
@@ -105,7 +106,7 @@ export function remoteReadRoute(deps: RemoteReadDeps): RouteSpec {
     if (samples > READ_SAMPLE_LIMIT) {
       throw badRequest(`the queries select ${samples} samples, more than the ${READ_SAMPLE_LIMIT} a SAMPLES answer may hold; ask for STREAMED_XOR_CHUNKS or a narrower query`);
     }
-    const body = await deps.pool.readSamples(planSamples(selections));
+    const body = await readSamplesInPool(deps.pool, planSamples(selections));
     return { status: 200, contentType: 'application/x-protobuf', headers: [['Content-Encoding', 'snappy']], body };
   }
 

@@ -6,7 +6,7 @@
  */
 import { compareLabels } from '../../head/series.js';
 import { matchesValue, MatchType, type LabelMatcher } from '../../index/index.js';
-import { DEFAULT_TENANT } from '../../store/write/parse-write.js';
+import { DEFAULT_TENANT } from '../../remote-write/parse-write.js';
 
 /** The request header naming the tenant (lower case, as routes list headers). */
 export const TENANT_HEADER = 'thanos-tenant';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import xxhash from 'xxhash-wasm';
-import { MalformedRequestError } from '../../../src/store/write/errors.js';
-import { batchBuilder } from '../../support/db.js';
+import { MalformedRequestError } from '../../src/remote-write/errors.js';
+import { batchBuilder } from '../support/db.js';
 import {
   bitsOf, decodeBatch, histogram, parse, prometheusRequest, rawSeries, requestOf, series, thanosRequest,
 } from './support.js';

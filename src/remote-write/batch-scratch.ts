@@ -1,6 +1,6 @@
-import { APPEND_BATCH_HEADER, APPEND_BATCH_MAGIC, grownBytes, hashBatch } from '../../head/append-batch.js';
-import { ENTRY } from '../../head/head-wasm.js';
-import type { HeadWasm } from '../../head/head-wasm.js';
+import { APPEND_BATCH_HEADER, APPEND_BATCH_MAGIC, grownBytes, hashBatch } from '../head/append-batch.js';
+import { ENTRY } from '../head/head-wasm.js';
+import type { HeadWasm } from '../head/head-wasm.js';
 
 
 const ENTRY_WORDS = ENTRY.size / 4;

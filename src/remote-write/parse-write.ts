@@ -1,4 +1,4 @@
-import type { HeadWasm } from '../../head/head-wasm.js';
+import type { HeadWasm } from '../head/head-wasm.js';
 import { releaseScratch, takeScratch } from './batch-scratch.js';
 import { badParseOption, malformedRequest } from './errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
@@ -121,7 +121,7 @@ function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefi
  * order, unknown fields are skipped, and a scalar given twice takes the
  * last value, as protobuf says.
  *
- * Synchronous and CPU-bound: call it in a pool worker (CodecPool.parseWrite),
+ * Synchronous and CPU-bound: call it in a pool worker (parseWriteInPool),
  * not on the event loop. `bytes` is only read, and not kept.
  *
  * @throws MalformedRequestError (with the byte offset) when the bytes are

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { Label } from '../../../src/gen/thanos/store/labels.js';
+import { Label } from '../../src/gen/thanos/store/labels.js';
 import { decodeBatch, histogram, parse, requestOf, series, thanosRequest } from './support.js';
 
 /** A request of three series with `bad` in the middle; checks the good two stay and returns the message. */

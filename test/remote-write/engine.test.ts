@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { MatchType } from '../../../src/index/types.js';
-import { bitsHex, decodeSelected, openSmallDb, tempDir } from '../../support/db.js';
+import { MatchType } from '../../src/index/types.js';
+import { bitsHex, decodeSelected, openSmallDb, tempDir } from '../support/db.js';
 import { parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const tmp = tempDir('strata-parse-write-');

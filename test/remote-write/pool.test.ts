@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { CodecPool } from '../../../src/pool/codec-pool.js';
-import { MalformedRequestError } from '../../../src/store/write/errors.js';
+import { CodecPool } from '../../src/pool/codec-pool.js';
+import { MalformedRequestError } from '../../src/remote-write/errors.js';
+import { parseWriteInPool } from '../../src/remote-write/pool-task.js';
 import { decodeBatch, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
@@ -11,14 +12,14 @@ function request(n: number): Uint8Array {
     series(['__name__', `m${i % 5}`, 'i', String(i), ...(i % 7 === 3 ? ['a', '1'] : [])], [[BigInt(i) - 50n, i / 2]])), 'team-b', 1n);
 }
 
-describe('CodecPool.parseWrite', () => {
+describe('parseWriteInPool', () => {
   const pool = new CodecPool({ workers: 2 });
   after(() => pool.close());
 
   test('answers what the direct call answers, batch byte for byte', async () => {
     const bytes = request(500);
     const direct = parse(bytes);
-    const pooled = await pool.parseWrite(bytes.slice(), { dialect: 'thanos', tenantLabel: 'tenant_id' });
+    const pooled = await parseWriteInPool(pool, bytes.slice(), { dialect: 'thanos', tenantLabel: 'tenant_id' });
     assert.deepEqual({ ...pooled, batch: undefined }, { ...direct, batch: undefined });
     assert.ok(direct.invalidSeries > 0, 'the request has refused series too');
     assert.deepEqual(new Uint8Array(pooled.batch), new Uint8Array(direct.batch));
@@ -26,14 +27,14 @@ describe('CodecPool.parseWrite', () => {
 
   test('keeps the stale marker bits across the threads', async () => {
     const bytes = requestOf([rawSeries(['__name__', 'gone'], [[1n, STALE]])]);
-    const pooled = await pool.parseWrite(bytes, { dialect: 'prometheus', tenant: 'h' });
+    const pooled = await parseWriteInPool(pool, bytes, { dialect: 'prometheus', tenant: 'h' });
     assert.deepEqual(decodeBatch(pooled.batch)[0]!.valueBits, [STALE]);
     assert.equal(pooled.tenant, 'h');
   });
 
   test('moves an input that owns its whole buffer to the worker', async () => {
     const bytes = request(10);
-    await pool.parseWrite(bytes, { dialect: 'thanos' });
+    await parseWriteInPool(pool, bytes, { dialect: 'thanos' });
     assert.equal(bytes.byteLength, 0, 'the buffer was transferred');
   });
 
@@ -42,7 +43,7 @@ describe('CodecPool.parseWrite', () => {
     const big = new Uint8Array(req.length + 100);
     big.set(req, 50);
     const view = big.subarray(50, 50 + req.length);
-    const pooled = await pool.parseWrite(view, { dialect: 'thanos' });
+    const pooled = await parseWriteInPool(pool, view, { dialect: 'thanos' });
     assert.equal(big.byteLength, req.length + 100);
     assert.deepEqual(view, req);
     assert.equal(pooled.series, 10);
@@ -53,7 +54,7 @@ describe('CodecPool.parseWrite', () => {
     const big = new ArrayBuffer(req.length + 64);
     const buf = Buffer.from(big, 32, req.length);
     buf.set(req);
-    const pooled = await pool.parseWrite(buf, { dialect: 'thanos' });
+    const pooled = await parseWriteInPool(pool, buf, { dialect: 'thanos' });
     assert.equal(big.byteLength, req.length + 64, 'the larger buffer is not detached');
     assert.deepEqual(new Uint8Array(buf), req);
     assert.equal(pooled.series, 10);
@@ -62,13 +63,13 @@ describe('CodecPool.parseWrite', () => {
   test('copies a small Node Buffer from the shared allocation pool', async () => {
     const small = Buffer.from(thanosRequest([series(['a', '1'])]));
     const copy = Uint8Array.from(small);
-    const pooled = await pool.parseWrite(small, { dialect: 'thanos' });
+    const pooled = await parseWriteInPool(pool, small, { dialect: 'thanos' });
     assert.equal(pooled.samples, 1);
     assert.deepEqual(new Uint8Array(small), copy);
   });
 
   test('throws MalformedRequestError with its offset for bytes that are not a message', async () => {
-    await assert.rejects(pool.parseWrite(Uint8Array.of(0x0a, 5, 0x0a), { dialect: 'thanos' }), (err: unknown) => {
+    await assert.rejects(parseWriteInPool(pool, Uint8Array.of(0x0a, 5, 0x0a), { dialect: 'thanos' }), (err: unknown) => {
       assert.ok(err instanceof MalformedRequestError);
       assert.equal(err.offset, 1);
       assert.equal(err.message, 'malformed write request at byte 1: length 5 runs past the end of its message (1 bytes left)');
@@ -77,12 +78,12 @@ describe('CodecPool.parseWrite', () => {
   });
 
   test('passes other errors through (a bad option)', async () => {
-    await assert.rejects(pool.parseWrite(request(1), { dialect: 'thanos', tenantLabel: '' }), /tenantLabel must not be empty/);
+    await assert.rejects(parseWriteInPool(pool, request(1), { dialect: 'thanos', tenantLabel: '' }), /tenantLabel must not be empty/);
   });
 
   test('parses many requests at once on both workers, each to its own answer', async () => {
     const inputs = Array.from({ length: 24 }, (_, k) => thanosRequest([series(['k', String(k)], [[BigInt(k), k]])], `t${k}`));
-    const answers = await Promise.all(inputs.map((bytes) => pool.parseWrite(bytes, { dialect: 'thanos' })));
+    const answers = await Promise.all(inputs.map((bytes) => parseWriteInPool(pool, bytes, { dialect: 'thanos' })));
     answers.forEach((a, k) => {
       assert.equal(a.tenant, `t${k}`);
       assert.deepEqual(decodeBatch(a.batch)[0]!.labels, ['k', String(k), 'tenant_id', `t${k}`]);

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import xxhash from 'xxhash-wasm';
-import { WriteRequest } from '../../../src/gen/thanos/store/rpc.js';
-import { MalformedRequestError } from '../../../src/store/write/errors.js';
-import type { ParsedWrite } from '../../../src/store/write/parse-write.js';
-import { rng } from '../../support/series.js';
+import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
+import { MalformedRequestError } from '../../src/remote-write/errors.js';
+import type { ParsedWrite } from '../../src/remote-write/parse-write.js';
+import { rng } from '../support/series.js';
 import { bitsOf, decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 import type { BatchEntry } from './support.js';
 

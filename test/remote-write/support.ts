@@ -2,16 +2,16 @@
 // @bufbuild's BinaryWriter where a test needs bytes those encoders never
 // write) and a decoder of the append batch the parser answers.
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { WriteRequest as PrometheusWriteRequest } from '../../../src/gen/prometheus/remote.js';
-import { WriteRequest } from '../../../src/gen/thanos/store/rpc.js';
-import { Label } from '../../../src/gen/thanos/store/labels.js';
-import { Histogram } from '../../../src/gen/thanos/store/prompb/types.js';
-import type { TimeSeries } from '../../../src/gen/thanos/store/prompb/types.js';
-import { viewAppendBatch } from '../../../src/head/append-batch.js';
-import { ENTRY, instantiateHeadWasm } from '../../../src/head/head-wasm.js';
-import type { HeadWasm } from '../../../src/head/head-wasm.js';
-import { parseWriteRequest } from '../../../src/store/write/parse-write.js';
-import type { ParsedWrite, ParseWriteOptions } from '../../../src/store/write/parse-write.js';
+import { WriteRequest as PrometheusWriteRequest } from '../../src/gen/prometheus/remote.js';
+import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
+import { Label } from '../../src/gen/thanos/store/labels.js';
+import { Histogram } from '../../src/gen/thanos/store/prompb/types.js';
+import type { TimeSeries } from '../../src/gen/thanos/store/prompb/types.js';
+import { viewAppendBatch } from '../../src/head/append-batch.js';
+import { ENTRY, instantiateHeadWasm } from '../../src/head/head-wasm.js';
+import type { HeadWasm } from '../../src/head/head-wasm.js';
+import { parseWriteRequest } from '../../src/remote-write/parse-write.js';
+import type { ParsedWrite, ParseWriteOptions } from '../../src/remote-write/parse-write.js';
 
 let shared: HeadWasm | undefined;
 

@@ -1,0 +1,101 @@
+/**
+ * Remote-write requests parsed in the worker pool: the event loop keeps the
+ * raw bytes and moves them to a worker, which decompresses (HTTP bodies),
+ * parses and validates them into an append batch and moves the batch back.
+ */
+import { uncompressSync } from 'snappy';
+import { threadCodec } from '../codec/index.js';
+import type { HeadWasm } from '../head/head-wasm.js';
+import type { PoolTask, TaskRunner } from '../pool/task.js';
+import { movedWith, transferable } from '../pool/transfer.js';
+import { MalformedRequestError, malformedRequest } from './errors.js';
+import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse-write.js';
+import { checkSnappyBlock, SnappyBodyError, snappyFailure } from './snappy-block.js';
+
+/** A remote-write request to parse (parse-write.ts). */
+interface ParseWriteMessage {
+  op: 'parseWrite';
+  bytes: Uint8Array;
+  opts: ParseWriteOptions;
+  /** The bytes are a snappy block (remote write over HTTP): decompressed first, up to this many bytes. */
+  snappy?: { maxDecodedBytes: number };
+}
+
+/**
+ * What a parseWrite task answers. Errors cross threads as structured clones,
+ * which keep only name, message and stack; a malformed request therefore
+ * comes back as data and is thrown again, typed, on the caller's thread.
+ */
+type ParseWriteAnswer =
+  | { ok: true; parsed: ParsedWrite }
+  | { ok: false; offset: number; detail: string }
+  /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
+  | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
+
+/** Worker half: parses the request; the answer's batch is moved back, not copied. */
+export const parseWriteTask: PoolTask<ParseWriteMessage> = {
+  op: 'parseWrite',
+  run: parseWrite,
+};
+
+/**
+ * Parses a remote-write request in a worker (see parseWriteRequest in
+ * parse-write.ts for what it checks and answers).
+ *
+ * Ownership: when `bytes` covers its whole ArrayBuffer, that buffer is
+ * moved to the worker and `bytes` is empty (detached) afterwards;
+ * otherwise exactly its bytes are copied (one copy, then moved) and
+ * `bytes`, with the buffer it views, is left as it was. The answer's
+ * batch was moved back, not copied, and belongs to the caller.
+ *
+ * @throws MalformedRequestError when the bytes are not a valid message.
+ * @throws SnappyBodyError when `body.snappy` is given and the bytes are not
+ *   a snappy block, or announce more than `maxDecodedBytes`.
+ */
+export async function parseWriteInPool(
+  pool: TaskRunner,
+  bytes: Uint8Array,
+  opts: ParseWriteOptions,
+  body: { snappy?: { maxDecodedBytes: number } } = {},
+): Promise<ParsedWrite> {
+  // Cloning a view clones its whole buffer (a Node Buffer may be a slice
+  // of a much larger one): copy just the bytes instead, and move the copy.
+  // `new Uint8Array(view)` copies; Buffer#slice would not (it is subarray).
+  const owned = transferable(bytes).length === 1 ? bytes : new Uint8Array(bytes);
+  const message: ParseWriteMessage = body.snappy === undefined
+    ? { op: 'parseWrite', bytes: owned, opts }
+    : { op: 'parseWrite', bytes: owned, opts, snappy: body.snappy };
+  const answer = await pool.run<ParseWriteAnswer>(message, [owned.buffer as ArrayBuffer]);
+  if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
+  return answer.parsed;
+}
+
+/** A snappy block's bytes, or the answer refusing it. */
+function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
+  try {
+    checkSnappyBlock(bytes, maxDecodedBytes);
+    // copyOutputData: the output lives on the V8 heap, where the worker's
+    // garbage collector sees it. As an external buffer the collector does
+    // not count it, and a worker that allocates little else never runs: the
+    // decoded bodies piled up (about 120 bytes a sample written).
+    return uncompressSync(bytes, { copyOutputData: true }) as Buffer;
+  } catch (err) {
+    const e = err instanceof SnappyBodyError ? err : snappyFailure(err);
+    return { ok: false, snappy: e.kind, message: e.message };
+  }
+}
+
+function parseWrite({ bytes: body, opts, snappy }: ParseWriteMessage): unknown {
+  const bytes = snappy === undefined ? body : unsnappy(body, snappy.maxDecodedBytes);
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let answer: ParseWriteAnswer & { ok: true };
+  try {
+    // The thread's codec instance of build/strata.wasm also serves the
+    // head's exports (hashEntries for the batch's label hashes).
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm) };
+  } catch (err) {
+    if (!(err instanceof MalformedRequestError)) throw err;
+    return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
+  }
+  return movedWith(answer, answer.parsed.batch);
+}
