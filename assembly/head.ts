@@ -277,10 +277,11 @@ function confirm(e: usize, s: usize, labels: usize): usize {
 /**
  * Replays a WAL samples payload without rejecting: samples at or before a
  * series' newest are skipped, which is how replay skips what the chunk
- * files already hold. Groups of series that no longer exist are skipped.
+ * files already hold, and so are samples older than `minValidT`, which
+ * blocks hold. Groups of series that no longer exist are skipped.
  * Returns 0, or -1 if the payload is malformed.
  */
-export function headReplay(rec: usize, len: u32, walSeg: u32): i32 {
+export function headReplay(rec: usize, len: u32, walSeg: u32, minValidT: i64): i32 {
   const end = rec + <usize>len;
   if (len < 8) return len == 0 ? 0 : -1;
   const baseT = load<i64>(rec);
@@ -307,7 +308,7 @@ export function headReplay(rec: usize, len: u32, walSeg: u32): i32 {
     }
     if (id < 0 || id > <i64>u32.MAX_VALUE) return -1;
     const s = headSlot(<u32>id);
-    if (s != 0) appendRun(s, scratchTs, scratchVals, count, i64.MIN_VALUE, walSeg, 0, false);
+    if (s != 0) appendRun(s, scratchTs, scratchVals, count, minValidT, walSeg, 0, false);
   }
   return 0;
 }

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 import { parseDuration } from './duration.js';
+import { parseBytes } from './bytes.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 
 export type Env = 'development' | 'production';
@@ -19,6 +20,10 @@ export interface ServeConfig {
   env: Env;
   /** Data older than this, back from the newest sample held, is deleted (ms). */
   retentionMs: number;
+  /** Oldest blocks go while the data takes more bytes than this; 0: no limit. */
+  retentionBytes: number;
+  /** Compact blocks into larger ones (off where Thanos' compactor owns them). */
+  compaction: boolean;
   /** Milliseconds between WAL fsyncs. */
   walFsyncIntervalMs: number;
   /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
@@ -46,6 +51,8 @@ export const serveOptions = {
   workers: { type: 'string' },
   env: { type: 'string', default: 'production' },
   retention: { type: 'string', default: '15d' },
+  'retention-size': { type: 'string', default: '0' },
+  compaction: { type: 'string', default: 'true' },
   'wal-fsync-interval': { type: 'string', default: '1s' },
   'tenant-label-name': { type: 'string', default: 'tenant_id' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
@@ -70,6 +77,8 @@ Flags:
   --workers N               worker threads (default: the number of cores)
   --env ENV                 development or production (default production)
   --retention DURATION      keep data this far back from the newest sample (default 15d)
+  --retention-size SIZE     delete the oldest blocks while blocks, WAL and head chunks take more (e.g. 50GB; default 0: no limit)
+  --compaction BOOL         compact blocks 2h -> 6h -> 18h ... (default true; false where Thanos' compactor owns them)
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
   --tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
   --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
@@ -132,6 +141,12 @@ function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig
   return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
 }
 
+function parseBool(flag: string, value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`--${flag}: '${value}' is not true or false`);
+}
+
 function positiveDuration(flag: string, value: string): number {
   const ms = parseDuration(flag, value);
   if (ms <= 0) throw new UsageError(`--${flag}: must be longer than 0`);
@@ -164,6 +179,8 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     workers: parseWorkers(values.workers),
     env,
     retentionMs: positiveDuration('retention', values.retention),
+    retentionBytes: parseBytes('retention-size', values['retention-size']),
+    compaction: parseBool('compaction', values.compaction),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
     tenantLabelName: labelName('tenant-label-name', values['tenant-label-name']),
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),

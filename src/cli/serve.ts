@@ -78,7 +78,13 @@ export async function serve(config: ServeConfig): Promise<number> {
     const delay = Number(process.env[OPEN_DELAY_ENV] ?? 0);
     if (delay > 0) await sleep(delay);
     db = await Db.open({
-      dataDir, retentionMs: config.retentionMs, walFsyncIntervalMs: config.walFsyncIntervalMs, log,
+      dataDir,
+      retentionMs: config.retentionMs,
+      retentionBytes: config.retentionBytes,
+      compaction: config.compaction,
+      blockLabels: Object.fromEntries(config.externalLabels),
+      walFsyncIntervalMs: config.walFsyncIntervalMs,
+      log,
     });
     metrics.watchDb(db);
     grpc = await startGrpcServer(db, pool, {

@@ -1,19 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { compressSync, uncompressSync } from 'snappy';
 import { ChunkSegments } from '../chunks/chunk-segments.js';
 import { threadCodec } from '../codec/index.js';
 import { Head } from '../head/head.js';
 import type { HeadAppendStats } from '../head/head.js';
+import { HeadReader } from '../head/head-reader.js';
 import { storeUnavailable } from '../head/errors.js';
 import type { Series } from '../head/series.js';
 import { PostingsIndex } from '../index/postings-index.js';
+import { Querier } from '../query/querier.js';
 import { Wal } from '../wal/index.js';
+import { BlockSet } from './block-set.js';
+import { compactBlocks } from './block-compaction.js';
+import { lockDataDir } from './dir-lock.js';
+import { truncateHead, writeHeadBlock } from './head-block.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
+import { ReadTracker } from './read-tracker.js';
 import { RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder, readSeriesRecord } from './wal-records.js';
-import { compressSync, uncompressSync } from 'snappy';
-import { Querier } from './querier.js';
-import { lockDataDir } from './dir-lock.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -26,6 +31,13 @@ export interface DbCounters {
   conflict: number;
   tooOld: number;
   seriesCreated: number;
+  /** Blocks cut from the head, and made by compacting blocks. */
+  headBlocks: number;
+  compactions: number;
+  compactionFailures: number;
+  /** Blocks deleted by retention, by time and by size. */
+  blocksDeletedByTime: number;
+  blocksDeletedBySize: number;
 }
 
 /** What a retention pass deleted. */
@@ -33,20 +45,30 @@ export interface RetentionResult {
   cutoff: number;
   deletedFiles: number;
   droppedSeries: number;
+  deletedBlocks: number;
 }
 
 const CHECKPOINT_SERIES_PER_RECORD = 10_000;
 /** Long passes over every series give the event loop a turn this often. */
 const YIELD_EVERY_SERIES = 20_000;
+/** How long the head waits for reads begun before a block existed before letting go of the block's data. */
+const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
 const yieldToEventLoop = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /**
- * The storage engine: a head of open chunks in module memory, full chunks
- * in memory-mapped segment files, a write-ahead log, and an index of
- * label pairs. One writer: call every method from one thread.
+ * The storage engine: a head of the last hours (open chunks in module
+ * memory, full chunks in memory-mapped head chunk files, a write-ahead
+ * log, an index of label pairs) and immutable blocks in Prometheus' TSDB
+ * format under DATA/blocks/. One writer: call every method from one thread.
  *
  * Durability: append() returns once its WAL record is in the OS (it
  * survives kill -9); the WAL is fsynced on an interval and on close.
+ *
+ * Head compaction, as Prometheus: once the head spans more than 1.5 block
+ * ranges, samples older than the range boundary at or past newest - 1.5
+ * ranges are refused (too old), and each older range is written as a block
+ * in the background; then the head lets go of it. Blocks are compacted
+ * into larger ones and deleted by retention in the background too.
  *
  * @example
  * const db = await Db.open({ dataDir: 'data' });
@@ -57,31 +79,45 @@ export class Db {
   readonly head: Head;
   private chunks!: ChunkSegments;
   private wal!: Wal;
+  private blocks!: BlockSet;
   private readonly log: DbLog;
   private readonly retentionMs: number;
-  private minT = Infinity;
-  private maxT = -Infinity;
-  private minTDirty = false;
+  private readonly rangeMs: number;
+  private headMinT = Infinity;
+  private headMaxT = -Infinity;
+  private headMinTDirty = false;
+  /** Samples older than this are refused: blocks hold (or are about to hold) that time. */
+  private floor = -Infinity;
   private walFirstSegment = 0;
   private truncating: Promise<void> | undefined;
-  private retentionTimer: NodeJS.Timeout | undefined;
+  /** Background jobs (head compaction, block compaction, retention) run one at a time in this chain. */
+  private maintenance: Promise<void> = Promise.resolve();
+  private headCompactionQueued = false;
+  private timer: NodeJS.Timeout | undefined;
   private broken: unknown;
   private closed = false;
+  private readonly reads = new ReadTracker();
+  private readonly failedCompactions = new Set<string>();
   private readonly seriesRecord = new SeriesRecordBuilder();
   private unlock: () => void = () => {};
   /** Running totals since open. */
-  readonly counters: DbCounters = { samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, seriesCreated: 0 };
+  readonly counters: DbCounters = {
+    samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, seriesCreated: 0,
+    headBlocks: 0, compactions: 0, compactionFailures: 0, blocksDeletedByTime: 0, blocksDeletedBySize: 0,
+  };
 
   private constructor(private readonly opts: DbOptions) {
     this.log = opts.log ?? silentLog;
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
-    this.head = new Head(new PostingsIndex(), { chunkRangeMs: opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS });
+    this.rangeMs = opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS;
+    this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs });
   }
 
   /**
-   * Opens the data directory: reopens the chunk segments, replays the WAL
-   * (see the recovery rules in docs/format/wal.md and chunks-head.md),
-   * applies retention, and starts the background jobs.
+   * Opens the data directory: opens the blocks, reopens the head chunk
+   * files, replays the WAL (see the recovery rules in docs/format/wal.md
+   * and chunks-head.md; what blocks hold is skipped), applies retention,
+   * and starts the background jobs.
    */
   static async open(opts: DbOptions): Promise<Db> {
     const db = new Db(opts);
@@ -93,40 +129,71 @@ export class Db {
       db.unlock();
       throw err;
     }
-    db.applyRetentionNow();
     const every = opts.retentionIntervalMs ?? 60_000;
-    db.retentionTimer = setInterval(() => db.applyRetentionNow(), every);
-    db.retentionTimer.unref();
+    db.timer = setInterval(() => db.runMaintenance(), every);
+    db.timer.unref();
+    db.runMaintenance();
     return db;
   }
 
   /** Oldest timestamp held, Infinity when empty. */
   get minTime(): number {
-    if (this.minTDirty) this.recomputeMinTime();
-    return this.minT;
+    return Math.min(this.blocks.minTime, this.headMinTime);
   }
 
   /** Newest timestamp held, -Infinity when empty. */
   get maxTime(): number {
-    return this.maxT;
+    return Math.max(this.blocks.maxTime, this.headMaxT);
+  }
+
+  /** Oldest timestamp in the head, Infinity when it is empty. */
+  get headMinTime(): number {
+    if (this.headMinTDirty) this.recomputeHeadMinTime();
+    return this.headMinT;
+  }
+
+  get headMaxTime(): number {
+    return this.headMaxT;
   }
 
   get seriesCount(): number {
     return this.head.seriesCount;
   }
 
-  /**
-   * The oldest timestamp a sample may have: the newest held minus the
-   * retention; anything older would be deleted at once. An empty store
-   * accepts any timestamp.
-   */
-  get minValidTime(): number {
-    return this.maxT === -Infinity ? -Infinity : this.maxT - this.retentionMs;
+  /** Number of blocks on disk. */
+  get blockCount(): number {
+    return this.blocks.size;
   }
 
-  /** Reads of the data; see Querier. */
+  /**
+   * The oldest timestamp a sample may have: the newest held minus the
+   * retention (anything older would be deleted at once), and never before
+   * the head's floor (blocks hold that time). An empty store accepts any
+   * timestamp.
+   */
+  get minValidTime(): number {
+    const max = this.maxTime;
+    const byRetention = max === -Infinity ? -Infinity : max - this.retentionMs;
+    return Math.max(byRetention, this.floor);
+  }
+
+  /**
+   * Reads of the data as it stands: blocks, oldest first, then the head.
+   * Good for work done within this turn of the event loop; a read that
+   * spans turns (a streamed answer) holds holdRead() for its duration.
+   */
   querier(): Querier {
-    return new Querier(this.head, this.chunks, this);
+    const head = new HeadReader(this.head, this.chunks, this, this.blocks.end);
+    return new Querier([...this.blocks.readers, head]);
+  }
+
+  /**
+   * Marks a read that spans turns of the event loop; call the returned
+   * function when it ends. Until it does, the head keeps the data of blocks
+   * written after it began (it would not see them).
+   */
+  holdRead(): () => void {
+    return this.reads.hold();
   }
 
   /**
@@ -161,20 +228,27 @@ export class Db {
     c.tooOld += result.tooOld;
     c.seriesCreated += result.created;
     if (result.appended > 0) {
-      if (result.minT < this.minT) this.minT = result.minT;
-      if (result.maxT > this.maxT) this.maxT = result.maxT;
+      if (result.minT < this.headMinT) this.headMinT = result.minT;
+      if (result.maxT > this.headMaxT) this.headMaxT = result.maxT;
+      this.advanceFloor();
     }
     this.maybeTruncateWal();
     return result;
   }
 
   /**
-   * Deletes data older than the retention window, by whole chunk files,
-   * and drops series left with no data.
+   * Deletes data older than the retention window: whole blocks past it,
+   * then the oldest blocks while the store exceeds the size limit (blocks,
+   * WAL and head chunk files counted, as Prometheus counts them); in the
+   * head, chunks ending before the cutoff, by whole chunk files, and series
+   * left with no data.
    */
   applyRetentionNow(): RetentionResult {
-    if (this.maxT === -Infinity || this.closed) return { cutoff: -Infinity, deletedFiles: 0, droppedSeries: 0 };
-    const cutoff = this.maxT - this.retentionMs;
+    const none = { cutoff: -Infinity, deletedFiles: 0, droppedSeries: 0, deletedBlocks: 0 };
+    if (this.maxTime === -Infinity || this.closed) return none;
+    const cutoff = this.maxTime - this.retentionMs;
+    const doomed = this.blocksPastRetention(cutoff);
+    if (doomed.size > 0) this.enqueue(() => this.retainBlocks(cutoff));
     const gone = this.chunks.deleteEndingBefore(cutoff);
     const drop: number[] = [];
     for (const s of this.head.all()) {
@@ -187,10 +261,10 @@ export class Db {
     }
     this.head.drop(Uint32Array.from(drop));
     if (gone.length > 0 || drop.length > 0) {
-      this.minTDirty = true;
+      this.headMinTDirty = true;
       this.log.info({ cutoff, deletedFiles: gone.length, droppedSeries: drop.length }, 'retention deleted old data');
     }
-    return { cutoff, deletedFiles: gone.length, droppedSeries: drop.length };
+    return { cutoff, deletedFiles: gone.length, droppedSeries: drop.length, deletedBlocks: doomed.size };
   }
 
   /**
@@ -205,9 +279,27 @@ export class Db {
     return this.truncating;
   }
 
-  /** Bytes on disk: WAL and chunk segments. */
-  diskBytes(): { wal: number; chunks: number } {
-    return { wal: this.wal.diskBytes(), chunks: this.chunks.diskBytes() };
+  /**
+   * Waits for the background jobs queued so far (head compaction, block
+   * compaction, retention), and for those they queued in turn.
+   */
+  async settle(): Promise<void> {
+    let last: Promise<void> | undefined;
+    while (last !== this.maintenance) {
+      last = this.maintenance;
+      await last;
+    }
+  }
+
+  /** Runs a maintenance pass now (what the timer does every minute) and waits for it. */
+  async maintain(): Promise<void> {
+    this.runMaintenance();
+    await this.settle();
+  }
+
+  /** Bytes on disk: WAL, head chunk files and blocks. */
+  diskBytes(): { wal: number; chunks: number; blocks: number } {
+    return { wal: this.wal.diskBytes(), chunks: this.chunks.diskBytes(), blocks: this.blocks.sizeBytes() };
   }
 
   /** fsyncs the WAL now. */
@@ -216,15 +308,16 @@ export class Db {
   }
 
   /**
-   * Stops the background jobs, flushes the head (every open chunk to the
-   * chunk files, then a checkpoint that leaves the WAL empty, so the next
-   * start has nothing to replay and the data sits on disk compressed),
-   * fsyncs everything and closes the files.
+   * Stops the background jobs (one already running finishes), flushes the
+   * head (every open chunk to the chunk files, then a checkpoint that
+   * leaves the WAL empty, so the next start has nothing to replay and the
+   * data sits on disk compressed), fsyncs everything and closes the files.
    */
   async close(opts: { flush?: boolean } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.retentionTimer);
+    clearInterval(this.timer);
+    await this.maintenance;
     await this.truncating;
     if ((opts.flush ?? true) && this.broken === undefined) await this.flushHead();
     await this.chunks.close();
@@ -249,11 +342,20 @@ export class Db {
   private async recover(): Promise<void> {
     const dir = this.opts.dataDir;
     mkdirSync(dir, { recursive: true });
-    const pending = new Map<number, number[]>();
     const started = Date.now();
+    this.blocks = await BlockSet.open(join(dir, 'blocks'), this.log);
+    // The head holds nothing older than the newest block's end.
+    this.floor = this.blocks.end;
+    const floor = this.floor;
+    const pending = new Map<number, number[]>();
+    let inBlocks = 0;
     this.chunks = ChunkSegments.open(
       { dir: join(dir, 'chunks_head'), segmentBytes: this.opts.chunkSegmentBytes, log: this.log },
       (id, ref, minT, maxT) => {
+        if (minT < floor) {
+          inBlocks++;
+          return;
+        }
         let list = pending.get(id);
         if (list === undefined) pending.set(id, (list = []));
         list.push(ref, minT, maxT);
@@ -280,7 +382,7 @@ export class Db {
           const plain = type === RECORD_SERIES ? payload : (uncompressSync(payload, { copyOutputData: true }) as Buffer);
           if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
         } else if (type === RECORD_SAMPLES) {
-          if (!this.head.replay(payload, segment)) throw new Error(`WAL segment ${segment}: malformed samples record`);
+          if (!this.head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
           this.storeCuts();
         }
       },
@@ -289,13 +391,17 @@ export class Db {
     // Chunks of series no WAL record names belong to series retention dropped.
     const orphans = pending.size;
     // A series record whose samples never reached the WAL (a crash between the
-    // two writes, or every sample rejected) leaves a series without data.
+    // two writes, or every sample rejected), or whose data blocks now hold,
+    // leaves a series without data.
     const empty: number[] = [];
     for (const s of this.head.all()) if (this.head.newest(s) === undefined) empty.push(s.id);
     this.head.drop(Uint32Array.from(empty));
-    this.recomputeTimes();
+    if (Number.isFinite(floor)) this.chunks.deleteEndingBefore(floor);
+    this.recomputeHeadTimes();
+    this.advanceFloor();
     this.log.info({
-      series: this.head.seriesCount, walRecords: records, orphanSeriesChunks: orphans, ms: Date.now() - started,
+      series: this.head.seriesCount, blocks: this.blocks.size, walRecords: records, orphanSeriesChunks: orphans,
+      chunksInBlocks: inBlocks, ms: Date.now() - started,
     }, 'storage recovered');
   }
 
@@ -319,6 +425,146 @@ export class Db {
       s?.chunks.push(ref, c.minT, c.maxT);
     });
     chunks.flush();
+  }
+
+  /**
+   * Prometheus' head compaction rule, decided as soon as a sample makes it
+   * true: while the head spans more than 1.5 block ranges, the range
+   * boundaries before newest - 1.5 ranges are closed for writing (samples
+   * there are too old), and what lies before them is cut into blocks.
+   */
+  private advanceFloor(): void {
+    const r = this.rangeMs;
+    const max = this.headMaxT;
+    if (max === -Infinity || max - this.headMinTime <= (r * 3) / 2) return;
+    const boundary = Math.ceil((max - (r * 3) / 2) / r) * r;
+    if (boundary > this.floor) this.floor = boundary;
+    if (this.headMinTime < this.floor) this.scheduleHeadCompaction();
+  }
+
+  private scheduleHeadCompaction(): void {
+    if (this.headCompactionQueued || this.closed || !(this.headMinTime < this.floor)) return;
+    this.headCompactionQueued = true;
+    this.enqueue(async () => {
+      this.headCompactionQueued = false;
+      await this.compactHead();
+    });
+  }
+
+  /** Runs `job` after the jobs queued before it; a failure is logged, never thrown at the caller. */
+  private enqueue(job: () => Promise<void>): void {
+    this.maintenance = this.maintenance.then(async () => {
+      if (this.closed) return;
+      try {
+        await job();
+      } catch (err) {
+        this.log.error({ err }, 'background storage job failed');
+      }
+    });
+  }
+
+  private runMaintenance(): void {
+    if (this.closed) return;
+    this.applyRetentionNow();
+    this.scheduleHeadCompaction();
+    this.enqueue(() => this.compactBlocks());
+  }
+
+  /**
+   * Cuts the oldest block range before the floor out of the head; then
+   * queues block compaction, and itself again while ranges remain, so the
+   * two take turns.
+   */
+  private async compactHead(): Promise<void> {
+    if (this.closed || !(this.headMinTime < this.floor)) return;
+    const r = this.rangeMs;
+    const minTime = this.headMinTime;
+    const end = Math.min(Math.floor(minTime / r) * r + r, this.floor);
+    const started = Date.now();
+    const meta = await writeHeadBlock({
+      head: this.head, files: this.chunks, storeCuts: () => this.storeCuts(),
+      blocksDir: this.blocks.dir, minTime, end, thanosLabels: this.opts.blockLabels,
+    });
+    if (meta !== undefined) {
+      this.blocks.add(meta.ulid);
+      this.counters.headBlocks++;
+      this.log.info({
+        block: meta.ulid, minTime: meta.minTime, maxTime: meta.maxTime, series: meta.stats.numSeries,
+        samples: meta.stats.numSamples, ms: Date.now() - started,
+      }, 'head range written as a block');
+    }
+    // Reads that began before the block was there still read these chunks
+    // from the head; on close the next start truncates instead.
+    const epoch = this.reads.epoch;
+    if (this.closed) return;
+    if (!(await this.reads.drained(epoch, READ_DRAIN_TIMEOUT_MS))) {
+      this.log.warn({ end }, 'reads begun before the new block still run; the head lets go of its data anyway');
+    }
+    const dropped = await truncateHead(this.head, this.chunks, end);
+    this.headMinTDirty = true;
+    this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
+    if (this.opts.compaction !== false) this.enqueue(() => this.compactBlocks());
+    this.scheduleHeadCompaction();
+  }
+
+  /** Leveled compaction of blocks, as Prometheus plans it; off when Thanos' compactor owns the blocks. */
+  private async compactBlocks(): Promise<void> {
+    if (this.opts.compaction === false) return;
+    await compactBlocks({
+      blocks: this.blocks,
+      rangeMs: this.rangeMs,
+      retentionMs: this.retentionMs,
+      thanosLabels: this.opts.blockLabels,
+      failed: this.failedCompactions,
+      closed: () => this.closed,
+      log: this.log,
+      onCompacted: (parents) => {
+        this.counters.compactions++;
+        return this.deleteBlocks(parents, 'compaction');
+      },
+      onFailed: () => {
+        this.counters.compactionFailures++;
+      },
+    });
+  }
+
+  /** Deletes the blocks past retention, as they stand when the job runs. */
+  private async retainBlocks(cutoff: number): Promise<void> {
+    const doomed = this.blocksPastRetention(cutoff, true);
+    await this.deleteBlocks(doomed, 'retention');
+  }
+
+  /** The blocks retention deletes: past the time window, then the oldest while over the size limit. */
+  private blocksPastRetention(cutoff: number, count = false): Set<string> {
+    const doomed = new Set<string>();
+    const metas = this.blocks.metas();
+    for (const m of metas) {
+      if (m.maxTime - 1 < cutoff) doomed.add(m.ulid);
+    }
+    if (count) this.counters.blocksDeletedByTime += doomed.size;
+    const limit = this.opts.retentionBytes ?? 0;
+    if (limit > 0) {
+      const disk = this.diskBytes();
+      let total = disk.wal + disk.chunks;
+      const newestFirst = this.blocks.readers.slice().reverse();
+      let over = false;
+      for (const r of newestFirst) {
+        if (doomed.has(r.block.ulid)) continue;
+        total += r.block.sizeBytes();
+        if (total > limit) over = true;
+        if (over) {
+          doomed.add(r.block.ulid);
+          if (count) this.counters.blocksDeletedBySize++;
+        }
+      }
+    }
+    return doomed;
+  }
+
+  private async deleteBlocks(ulids: ReadonlySet<string>, why: string): Promise<void> {
+    if (ulids.size === 0) return;
+    await this.blocks.remove(ulids);
+    this.log.info({ blocks: [...ulids], reason: why }, 'blocks deleted');
   }
 
   private maybeTruncateWal(): void {
@@ -363,24 +609,24 @@ export class Db {
     if (!b.empty) yield { type: RECORD_SERIES_SNAPPY, payload: compressSync(b.payload(), { copyOutputData: true }) };
   }
 
-  private recomputeTimes(): void {
+  private recomputeHeadTimes(): void {
     let max = -Infinity;
     for (const s of this.head.all()) {
       const t = this.head.newest(s);
       if (t !== undefined && t > max) max = t;
     }
-    this.maxT = max;
-    this.recomputeMinTime();
+    this.headMaxT = max;
+    this.recomputeHeadMinTime();
   }
 
-  private recomputeMinTime(): void {
+  private recomputeHeadMinTime(): void {
     let min = Infinity;
     for (const s of this.head.all()) {
       const t = this.head.oldest(s);
       if (t !== undefined && t < min) min = t;
     }
-    this.minT = min;
-    this.minTDirty = false;
+    this.headMinT = min;
+    this.headMinTDirty = false;
   }
 
   private assertWritable(): void {

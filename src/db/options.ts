@@ -14,9 +14,19 @@ export interface DbOptions {
   walFsyncIntervalMs?: number;
   walSegmentBytes?: number;
   chunkSegmentBytes?: number;
-  /** Chunks never span a multiple of this (Prometheus' block range). Default 2 h. */
+  /**
+   * The head's block range (Prometheus' 2 h): chunks never span a multiple
+   * of it, and once the head spans 1.5 of it the oldest range is cut into
+   * a block under DATA/blocks/.
+   */
   chunkRangeMs?: number;
-  /** How often retention runs. Default 1 minute. */
+  /** Beyond retention by time, the oldest blocks go while blocks, WAL and head chunks exceed this many bytes. 0: no limit. */
+  retentionBytes?: number;
+  /** Compact blocks into larger ones (2 h -> 6 h -> 18 h ...). Default true; off where Thanos' compactor owns the blocks. */
+  compaction?: boolean;
+  /** The "thanos" section's labels of each block written: the store's external labels. */
+  blockLabels?: Record<string, string>;
+  /** How often retention, head compaction and block compaction are checked. Default 1 minute. */
   retentionIntervalMs?: number;
   /** WAL segments kept before a checkpoint truncates the older ones. Default 3. */
   walSegmentsKept?: number;

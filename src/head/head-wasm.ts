@@ -27,7 +27,7 @@ export interface HeadWasm extends StrataWasm {
   headDropSeries(id: number): void;
   headAppend(entries: number, n: number, list: number, listLen: number, labels: number, ts: number, vals: number,
     minValidT: bigint, walSeg: number, wantWal: number): number;
-  headReplay(rec: number, len: number, walSeg: number): number;
+  headReplay(rec: number, len: number, walSeg: number, minValidT: bigint): number;
   headCutOpen(id: number): number;
   headDropOpen(id: number): void;
 }

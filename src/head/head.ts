@@ -118,13 +118,15 @@ export class Head {
 
   /**
    * Replays a WAL samples payload: samples at or before a series' newest are
-   * skipped (the chunk files hold them), nothing is rejected. Returns false
-   * if the payload is malformed.
+   * skipped (the chunk files hold them), and so are samples older than
+   * `minValidT` (blocks hold them); nothing is rejected. Returns false if
+   * the payload is malformed.
    */
-  replay(payload: Uint8Array, walSeg: number): boolean {
+  replay(payload: Uint8Array, walSeg: number, minValidT = -Infinity): boolean {
     const ptr = this.ensureBatchBlock(payload.length);
     this.views().set(payload, ptr);
-    return this.wasm.headReplay(ptr, payload.length, walSeg) === 0;
+    const floor = minValidT === -Infinity ? -(2n ** 63n) : BigInt(minValidT);
+    return this.wasm.headReplay(ptr, payload.length, walSeg, floor) === 0;
   }
 
   /** The WAL payload of the last append's accepted samples; valid until the next head call. */

@@ -1,14 +1,20 @@
 import type { LabelDict } from './label-dict.js';
 import { compileMatcher } from './label-matcher.js';
-import type { PostingsLists } from './postings-lists.js';
-import type { PostingsAlgebra, Resident } from './set-ops.js';
+import type { ListSource, PostingsAlgebra, Resident } from './set-ops.js';
 import type { LabelMatcher } from './types.js';
 import { U32Buffer } from './u32-buffer.js';
 
-/** What selection reads from the index. */
+/** Postings lists by number: the head's PostingsLists, or a block's lists read from its index. */
+export interface PostingsSource extends ListSource {
+  /** The list's ids, ascending; a view the caller does not keep past the call. */
+  view(list: number): Uint32Array;
+}
+
+/** What selection reads from an index: the head's, or a block's. */
 export interface IndexReader {
+  /** The values of a label name, each with the number of its postings list. */
   dict(name: string): LabelDict | undefined;
-  readonly lists: PostingsLists;
+  readonly lists: PostingsSource;
   /** The postings list of every series. */
   readonly allList: number;
 }

@@ -1,4 +1,4 @@
-import type { StoredChunk } from '../db/querier.js';
+import type { StoredChunk } from '../query/types.js';
 import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from './proto-writer.js';
 
 /**
@@ -17,7 +17,19 @@ const LABEL_VALUE = 2;
 const AGGR_MIN_TIME = 1;
 const AGGR_MAX_TIME = 2;
 const AGGR_RAW = 3;
-const CHUNK_DATA = 2; // type = 1 is XOR = 0, the default: not written
+const CHUNK_TYPE = 1; // thanos.Chunk.Encoding: XOR 0 (the default, not written), HISTOGRAM 1, FLOAT_HISTOGRAM 2
+const CHUNK_DATA = 2;
+
+/** thanos.Chunk's type for a stored chunk: Prometheus' encoding number minus one (XOR 1 -> 0). */
+function chunkType(c: StoredChunk): number {
+  return c.encoding === undefined ? 0 : c.encoding - 1;
+}
+
+/** The raw Chunk message's size. */
+function rawChunkSize(c: StoredChunk): number {
+  const type = chunkType(c);
+  return lenFieldSize(c.data.length) + (type === 0 ? 0 : 1 + varintSize(type));
+}
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
@@ -111,7 +123,7 @@ function labelSize(name: string, value: string): number {
 }
 
 function aggrChunkSize(c: StoredChunk): number {
-  const raw = lenFieldSize(c.data.length);
+  const raw = rawChunkSize(c);
   return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + lenFieldSize(raw);
 }
 
@@ -161,7 +173,12 @@ function encodeFrame(
     at = writeTag(b, at, AGGR_MAX_TIME, WIRE_VARINT);
     at = writeInt64(b, at, c.maxT);
     at = writeTag(b, at, AGGR_RAW, WIRE_LEN);
-    at = writeVarint(b, at, lenFieldSize(c.data.length));
+    at = writeVarint(b, at, rawChunkSize(c));
+    const type = chunkType(c);
+    if (type !== 0) {
+      at = writeTag(b, at, CHUNK_TYPE, WIRE_VARINT);
+      at = writeVarint(b, at, type);
+    }
     at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
     at = writeVarint(b, at, c.data.length);
     b.set(c.data, at);

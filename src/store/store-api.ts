@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.js';
-import type { SelectedSeries } from '../db/querier.js';
+import type { PlannedSeries, SelectedSeries } from '../query/types.js';
+import type { Querier } from '../query/querier.js';
 import type { HeadWasm } from '../head/head-wasm.js';
 import { compareLabels, compareLabelsNative } from '../head/series.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
@@ -16,13 +17,12 @@ import { encodeSeriesFrames } from './series-frames.js';
 import { ShardFilter } from './shard.js';
 import type { SeriesSink } from './series-sink.js';
 import { ByteArena } from '../head/byte-arena.js';
-import type { Series } from '../head/series.js';
 
-/** A series to answer: its labels as answered, and its chunks, or the series to read them from. */
+/** A series to answer: its labels as answered, and its chunks, or the planned series to read them from. */
 interface Planned {
   labels: readonly string[];
   chunks: SelectedSeries['chunks'];
-  series?: Series;
+  series?: PlannedSeries;
 }
 
 export interface StoreApiConfig {
@@ -66,28 +66,35 @@ export class StoreApi {
     // (tsdb.go, prometheus.go) answer as it is, without a warning.
     const send = (frame: Buffer): void => sink.send(frame);
     const alloc = (size: number): Buffer => sink.alloc(size);
-    // With limits to check every chunk is read first; otherwise chunks are
-    // read slice by slice as the answer streams, so the first frames leave
-    // while later ones are still being read.
-    const eager = this.cfg.seriesLimit > 0 || this.cfg.samplesLimit > 0 || req.skipChunks;
-    const planned: Planned[] = eager ? this.select(req, rest) : this.plan(req, rest);
-    const minT = toMs(req.minTime);
-    const maxT = toMs(req.maxTime);
-    const querier = this.db.querier();
-    let arena = new ByteArena();
-    for (let i = 0; i < planned.length; i++) {
-      const p = planned[i]!;
-      const chunks = p.series === undefined ? p.chunks : querier.chunksIn(p.series, minT, maxT, arena);
-      if (chunks.length > 0 || req.skipChunks) encodeSeriesFrames(p.labels, chunks, send, alloc);
-      if (sink.blocked) {
-        await sink.drained();
-      } else if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) {
-        sink.flush();
-        await new Promise((r) => setImmediate(r));
-        arena = new ByteArena();
+    // The answer streams over many turns of the event loop: the head keeps
+    // the data of blocks written meanwhile until it is done.
+    const release = this.db.holdRead();
+    try {
+      const querier = this.db.querier();
+      // With limits to check every chunk is read first; otherwise chunks are
+      // read slice by slice as the answer streams, so the first frames leave
+      // while later ones are still being read.
+      const eager = this.cfg.seriesLimit > 0 || this.cfg.samplesLimit > 0 || req.skipChunks;
+      const planned: Planned[] = eager ? this.select(querier, req, rest) : this.plan(querier, req, rest);
+      const minT = toMs(req.minTime);
+      const maxT = toMs(req.maxTime);
+      let arena = new ByteArena();
+      for (let i = 0; i < planned.length; i++) {
+        const p = planned[i]!;
+        const chunks = p.series === undefined ? p.chunks : querier.chunksOf(p.series, minT, maxT, arena);
+        if (chunks.length > 0 || req.skipChunks) encodeSeriesFrames(p.labels, chunks, send, alloc);
+        if (sink.blocked) {
+          await sink.drained();
+        } else if (i % SERIES_PER_SLICE === SERIES_PER_SLICE - 1) {
+          sink.flush();
+          await new Promise((r) => setImmediate(r));
+          arena = new ByteArena();
+        }
       }
+      sink.flush();
+    } finally {
+      release();
     }
-    sink.flush();
   }
 
   /**
@@ -95,12 +102,12 @@ export class StoreApi {
    * labels out), in shard, sorted, cut at the request's limit; their chunks
    * are not read yet.
    */
-  private plan(req: SeriesRequest, matchers: LabelMatcher[]): Planned[] {
+  private plan(querier: Querier, req: SeriesRequest, matchers: LabelMatcher[]): Planned[] {
     const shard = ShardFilter.of(this.wasm, req.shardInfo);
     const drop = this.replicaLabelsToDrop(req.withoutReplicaLabels);
     const ext = this.cfg.externalLabels;
     let out: Planned[] = [];
-    for (const s of this.db.querier().selectLazily(matchers, toMs(req.minTime), toMs(req.maxTime))) {
+    for (const s of querier.plan(matchers, toMs(req.minTime), toMs(req.maxTime))) {
       // One label list per series: the frame is encoded from exactly what
       // the shard decision hashed (tenant and external labels in, replica
       // labels out), so replicas land in one shard and deduplicate.
@@ -110,7 +117,7 @@ export class StoreApi {
     }
     shard?.close();
     if (ext.size > 0 || drop.size > 0) {
-      const compare = this.db.head.index.hasSurrogates() || ext.hasSurrogates ? compareLabels : compareLabelsNative;
+      const compare = querier.hasSurrogates() || ext.hasSurrogates ? compareLabels : compareLabelsNative;
       out.sort((a, b) => compare(a.labels, b.labels));
     }
     const limit = Number(req.limit);
@@ -120,16 +127,15 @@ export class StoreApi {
 
   /**
    * The series to answer with their chunks read, limits checked. Series
-   * whose data in the range falls in a gap between chunks are left out.
+   * with no chunk in the range are left out.
    */
-  private select(req: SeriesRequest, matchers: LabelMatcher[]): SelectedSeries[] {
-    const querier = this.db.querier();
+  private select(querier: Querier, req: SeriesRequest, matchers: LabelMatcher[]): SelectedSeries[] {
     const minT = toMs(req.minTime);
     const maxT = toMs(req.maxTime);
     const arena = new ByteArena();
     const out: SelectedSeries[] = [];
-    for (const p of this.plan(req, matchers)) {
-      const chunks = req.skipChunks ? [] : querier.chunksIn(p.series!, minT, maxT, arena);
+    for (const p of this.plan(querier, req, matchers)) {
+      const chunks = req.skipChunks ? [] : querier.chunksOf(p.series!, minT, maxT, arena);
       if (chunks.length > 0 || req.skipChunks) out.push({ labels: p.labels, chunks });
     }
     this.checkLimits(out);

@@ -32,10 +32,11 @@ before(async () => {
       { labels: [['__name__', 'm_lab'], ['instance', 'i1'], ['job', 'a']], samples: early },
       { labels: [['__name__', 'm_lab'], ['instance', 'i2'], ['job', 'b']], samples: early },
       { labels: [['__name__', 'm_lab_shadow'], ['region', 'stored']], samples: early },
-      { labels: [['__name__', 'm_lab2'], ['env', 'prod']], samples: samplesOf(100, T0 + 10n * HOUR, 1000n, (i) => i) },
     ],
   });
   await write(client, { timeseries: [{ labels: [['__name__', 'm_lab_t'], ['team', 'x']], samples: early }], tenant: 'team-a' });
+  // Written last: ten hours later, the early range is cut into a block (and closed for writing).
+  await write(client, { timeseries: [{ labels: [['__name__', 'm_lab2'], ['env', 'prod']], samples: samplesOf(100, T0 + 10n * HOUR, 1000n, (i) => i) }] });
 });
 
 after(async () => {

@@ -280,7 +280,7 @@ describe('time bounds of writes', () => {
 
   test('a sample older than the retention (15d) back from the newest held is ALREADY_EXISTS (too old); the valid series is written', async () => {
     await write(emptyClient, { timeseries: [{ labels: [['__name__', 'rw_newest']], samples: [{ t: T0, v: 1 }] }] });
-    const ok = samplesOf(2, T0 - DAY, 1000n, (i) => i);
+    const ok = samplesOf(2, T0 - 3_600_000n, 1000n, (i) => i);
     const r = await writeFails(emptyClient, {
       timeseries: [
         { labels: [['__name__', 'rw_too_old']], samples: [{ t: T0 - 16n * DAY, v: 1 }] },
@@ -292,5 +292,21 @@ describe('time bounds of writes', () => {
     const [s] = (await seriesOk(emptyClient, byName('rw_old_enough'))).series;
     assert.ok(s, 'the valid series was not written');
     assertSamplesEqual(decodeSeries(s), writtenSamples(ok), 'rw_old_enough');
+  });
+
+  test('once the head spans more than 1.5 block ranges (3 h), a range before newest - 3 h is closed: samples there are too old, as in Prometheus', async () => {
+    // The head holds 1970 and T0: everything before the 2 h boundary at or
+    // past T0 - 3 h is cut into blocks, and refused.
+    const boundary = ((T0 - 3n * 3_600_000n + 7_199_999n) / 7_200_000n) * 7_200_000n;
+    const r = await writeFails(emptyClient, {
+      timeseries: [
+        { labels: [['__name__', 'rw_closed_range']], samples: [{ t: boundary - 1n, v: 1 }] },
+        { labels: [['__name__', 'rw_open_range']], samples: [{ t: boundary, v: 1 }] },
+      ],
+    });
+    assert.equal(r.code, grpc.status.ALREADY_EXISTS, `answered ${codeName(r.code)}: ${r.details}`);
+    assert.match(r.details, /too old sample \(1, first \{__name__="rw_closed_range"/);
+    assert.deepEqual(shown((await seriesOk(emptyClient, byName('rw_closed_range'))).series), []);
+    assert.equal((await seriesOk(emptyClient, byName('rw_open_range'))).series.length, 1);
   });
 });

@@ -7,7 +7,7 @@ import type { DbOptions } from '../../src/db/options.js';
 import { AppendBatchBuilder } from '../../src/head/append-batch.js';
 import { instantiateHeadWasm } from '../../src/head/head-wasm.js';
 import type { HeadWasm } from '../../src/head/head-wasm.js';
-import type { SelectedSeries } from '../../src/db/querier.js';
+import type { SelectedSeries } from '../../src/query/types.js';
 
 let builderWasm: HeadWasm | undefined;
 

@@ -9,7 +9,7 @@
  * next frame.
  */
 import { crc32c } from '@node-rs/crc32';
-import type { StoredChunk } from '../../db/querier.js';
+import type { StoredChunk } from '../../query/types.js';
 import {
   WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint,
 } from '../../store/proto-writer.js';

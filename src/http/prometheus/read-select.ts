@@ -4,7 +4,7 @@
  * (without the tenant label), sorted, with their chunks as stored.
  */
 import type { Db } from '../../db/db.js';
-import type { SelectedSeries } from '../../db/querier.js';
+import type { SelectedSeries } from '../../query/types.js';
 import type { Query } from '../../gen/prometheus/remote.js';
 import { InvalidMatcherError, type LabelMatcher } from '../../index/index.js';
 import { scopedMatchers, unscoped, type TenantScope } from './tenant.js';

@@ -14,6 +14,8 @@ import { removeTempDirs, serve, stopAll, type Served } from './support/serve.js'
 
 const MAX_BODY = 256 * 1024;
 const T0 = 1_700_000_000_000;
+/** After rt_long (44 h from T0): suites that write later start here, as a store's time only moves forward. */
+const LATER = T0 + 48 * 3_600_000;
 const STEP = 15_000;
 const EQ = 0;
 const NEQ = 1;
@@ -230,16 +232,16 @@ describe('remote write, then remote read', () => {
 });
 
 describe('tenants', () => {
-  const mine = seriesOf('rt_tenant', [['job', 'mine']], 20);
-  const theirs = seriesOf('rt_tenant', [['job', 'theirs']], 20);
-  const plain = seriesOf('rt_tenant', [['job', 'default']], 20);
+  const mine = seriesOf('rt_tenant', [['job', 'mine']], 20, LATER);
+  const theirs = seriesOf('rt_tenant', [['job', 'theirs']], 20, LATER);
+  const plain = seriesOf('rt_tenant', [['job', 'default']], 20, LATER);
 
   before(async () => {
     await written([mine], { tenant: 'team-a' });
     await written([theirs], { tenant: 'team-b' });
     await written([plain]);
     // A label named like the tenant label is overwritten by the tenant (Thanos Receive's rule).
-    await written([seriesOf('rt_tenant_label', [['job', 'x'], ['tenant_id', 'forged']], 5)], { tenant: 'team-a' });
+    await written([seriesOf('rt_tenant_label', [['job', 'x'], ['tenant_id', 'forged']], 5, LATER)], { tenant: 'team-a' });
   });
 
   test('reads see only their tenant\'s series, without the tenant label, in both answer types', async () => {
@@ -273,7 +275,7 @@ describe('remote write errors', () => {
   test('a body that is not snappy, or snappy of something that is not a WriteRequest, is 400 problem+json', async () => {
     assertProblem(await postWrite(strata.base, Buffer.from('definitely not snappy')), 400);
     assertProblem(await postWrite(strata.base, compressSync(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]))), 400);
-    assertProblem(await postWrite(strata.base, writeRequestBytes([seriesOf('rt_uncompressed', [], 3)])), 400);
+    assertProblem(await postWrite(strata.base, writeRequestBytes([seriesOf('rt_uncompressed', [], 3, LATER)])), 400);
   });
 
   test('a body claiming to decompress past the limit is 413 before it is decompressed', async () => {
@@ -282,7 +284,7 @@ describe('remote write errors', () => {
   });
 
   test('invalid label sets are 400, and the valid series of the request are written', async () => {
-    const good = seriesOf('rt_partly_invalid', [['job', 'ok']], 5);
+    const good = seriesOf('rt_partly_invalid', [['job', 'ok']], 5, LATER);
     const unsorted = { labels: [['__name__', 'rt_partly_invalid'], ['z', '1'], ['a', '2']] as Labels, samples: good.samples };
     const a = await postWrite(strata.base, [unsorted, good]);
     assertProblem(a, 400);
@@ -292,10 +294,10 @@ describe('remote write errors', () => {
   });
 
   test('sample conflicts are 409, and the valid samples of the request are written', async () => {
-    const base = seriesOf('rt_conflict', [['job', 'c']], 10);
+    const base = seriesOf('rt_conflict', [['job', 'c']], 10, LATER);
     await written([base]);
     const older: Series = { labels: base.labels, samples: base.samples.slice(0, 2) .map((s) => ({ t: s.t, bits: bitsOf(-1) })) };
-    const fresh = seriesOf('rt_conflict', [['job', 'fresh']], 3);
+    const fresh = seriesOf('rt_conflict', [['job', 'fresh']], 3, LATER);
     const a = await postWrite(strata.base, [older, fresh]);
     assertProblem(a, 409);
     const [result] = await readSamples([{ matchers: eq('rt_conflict'), ...ALL }]);
@@ -310,7 +312,7 @@ describe('remote write errors', () => {
   });
 
   test('another protocol or encoding is 415: remote write 2.0, gzip, a non-protobuf Content-Type', async () => {
-    const body = compressSync(writeRequestBytes([seriesOf('rt_415', [], 1)]));
+    const body = compressSync(writeRequestBytes([seriesOf('rt_415', [], 1, LATER)]));
     assertProblem(await postWrite(strata.base, body, { headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' } }), 415);
     assertProblem(await postWrite(strata.base, body, { headers: { 'content-encoding': 'gzip' } }), 415);
     assertProblem(await postWrite(strata.base, body, { headers: { 'content-type': 'application/json' } }), 415);

@@ -1,0 +1,367 @@
+/**
+ * Byte-level helpers shared by the block writer and readers: varints as Go's
+ * encoding/binary writes them, big-endian integers, a growable buffer and a
+ * buffered append-only file. Integers are JS numbers, exact up to 2^53 - 1;
+ * nothing here uses bit operators on values that may pass 32 bits.
+ * Format: docs/format/block.md.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32c } from '@node-rs/crc32';
+import { readVarint, varintSize, writeVarint, type VarintRead } from '../records/varint.js';
+
+const TWO_32 = 0x1_0000_0000;
+
+/** Longest uvarint Go writes for a uint64. */
+export const MAX_UVARINT64_BYTES = 10;
+
+/** Bytes `value` (0 ≤ value ≤ 2^53 - 1) takes as an unsigned varint. */
+export const uvarintSize: (value: number) => number = varintSize;
+
+function checkUnsigned(value: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${what}: ${value} is not an integer in 0..2^53-1`);
+  }
+}
+
+function checkSigned(value: number, what: string): void {
+  if (!Number.isSafeInteger(value)) {
+    throw new RangeError(`${what}: ${value} is not an integer in ±(2^53-1)`);
+  }
+}
+
+/** Writes `value` (0 ≤ value ≤ 2^53 - 1) as an unsigned varint at `at`; returns the offset after it. */
+export function putUvarint(buf: Uint8Array, at: number, value: number): number {
+  checkUnsigned(value, 'uvarint');
+  return writeVarint(buf, at, value);
+}
+
+/** Bytes `value` (|value| ≤ 2^53 - 1) takes as a signed (zig-zag) varint, as Go's binary.PutVarint. */
+export function varintSizeSigned(value: number): number {
+  // zig-zag: 2v for v ≥ 0, 2(-v - 1) + 1 for v < 0; the first byte holds 6
+  // bits of magnitude, the rest 7 each.
+  let m = value < 0 ? -value - 1 : value;
+  m = Math.floor(m / 64);
+  let n = 1;
+  while (m > 0) {
+    m = Math.floor(m / 128);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * Writes `value` (|value| ≤ 2^53 - 1) as a signed zig-zag varint (Go's
+ * binary.PutVarint) at `at`; returns the offset after it. Exact over the
+ * whole range: the zig-zag value itself (up to 2^54) is never formed.
+ */
+export function putVarint(buf: Uint8Array, at: number, value: number): number {
+  checkSigned(value, 'varint');
+  const negative = value < 0;
+  const m = negative ? -value - 1 : value;
+  // zig-zag = 2m + sign: the low 7 bits are 6 bits of m and the sign bit.
+  const low = (m % 64) * 2 + (negative ? 1 : 0);
+  let rest = Math.floor(m / 64);
+  buf[at++] = rest > 0 ? low | 0x80 : low;
+  while (rest > 0) {
+    const b = rest % 128;
+    rest = Math.floor(rest / 128);
+    buf[at++] = rest > 0 ? b | 0x80 : b;
+  }
+  return at;
+}
+
+/** Result of a varint read; `next` is -1 when the bytes are not a valid varint in range. */
+export type { VarintRead };
+
+/**
+ * Reads an unsigned varint at `at`, not past `end`, into `out`. `next` = -1
+ * when it runs past `end`, is malformed, or exceeds 2^53 - 1.
+ */
+export function readUvarint(buf: Uint8Array, at: number, end: number, out: VarintRead): VarintRead {
+  return readVarint(buf, at, end, out);
+}
+
+/**
+ * Reads a signed zig-zag varint (Go's binary.Varint) at `at`, not past `end`,
+ * into `out`. `next` = -1 when it runs past `end`, is malformed, or its value
+ * is outside ±(2^53 - 1).
+ */
+export function readVarintSigned(buf: Uint8Array, at: number, end: number, out: VarintRead): VarintRead {
+  if (at >= end) return fail(out);
+  const b0 = buf[at++]!;
+  const negative = (b0 & 1) === 1;
+  let m = (b0 & 0x7f) >>> 1;
+  if (b0 >= 0x80) {
+    let scale = 64;
+    // 6 bits in the first byte, then up to 47 more fit 2^53.
+    for (let i = 0; ; i++) {
+      if (at >= end || i >= 8) return fail(out);
+      const b = buf[at++]!;
+      m += (b & 0x7f) * scale;
+      if (b < 0x80) break;
+      scale *= 128;
+    }
+  }
+  // -m - 1 must stay ≥ -(2^53 - 1).
+  if (m > (negative ? Number.MAX_SAFE_INTEGER - 1 : Number.MAX_SAFE_INTEGER)) return fail(out);
+  out.value = negative ? -m - 1 : m;
+  out.next = at;
+  return out;
+}
+
+function fail(out: VarintRead): VarintRead {
+  out.value = 0;
+  out.next = -1;
+  return out;
+}
+
+/** Writes a big-endian uint32 at `at`. */
+export function putBE32(buf: Uint8Array, at: number, value: number): void {
+  buf[at] = (value >>> 24) & 0xff;
+  buf[at + 1] = (value >>> 16) & 0xff;
+  buf[at + 2] = (value >>> 8) & 0xff;
+  buf[at + 3] = value & 0xff;
+}
+
+/** Reads a big-endian uint32 at `at` (caller checks bounds). */
+export function readBE32(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
+
+/** Writes `value` (0 ≤ value ≤ 2^53 - 1) as a big-endian uint64 at `at`. */
+export function putBE64(buf: Uint8Array, at: number, value: number): void {
+  checkUnsigned(value, 'uint64');
+  putBE32(buf, at, Math.floor(value / TWO_32));
+  putBE32(buf, at + 4, value % TWO_32);
+}
+
+/** Reads a big-endian uint64 at `at`; -1 when it exceeds 2^53 - 1. */
+export function readBE64(buf: Uint8Array, at: number): number {
+  const v = readBE32(buf, at) * TWO_32 + readBE32(buf, at + 4);
+  return v <= Number.MAX_SAFE_INTEGER ? v : -1;
+}
+
+const utf8 = new TextEncoder();
+
+/** A growable byte buffer written left to right. `bytes.subarray(0, length)` is the content. */
+export class ByteBuffer {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(initialCapacity = 4096) {
+    this.bytes = new Uint8Array(Math.max(16, initialCapacity));
+  }
+
+  /** Makes room for `n` more bytes. */
+  ensure(n: number): void {
+    const need = this.length + n;
+    if (need <= this.bytes.length) return;
+    let cap = this.bytes.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+
+  reset(): void {
+    this.length = 0;
+  }
+
+  /** The content, a view (valid until the next write). */
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+
+  u8(value: number): void {
+    this.ensure(1);
+    this.bytes[this.length++] = value;
+  }
+
+  be32(value: number): void {
+    this.ensure(4);
+    putBE32(this.bytes, this.length, value);
+    this.length += 4;
+  }
+
+  be64(value: number): void {
+    this.ensure(8);
+    putBE64(this.bytes, this.length, value);
+    this.length += 8;
+  }
+
+  uvarint(value: number): void {
+    this.ensure(MAX_UVARINT64_BYTES);
+    this.length = putUvarint(this.bytes, this.length, value);
+  }
+
+  varint(value: number): void {
+    this.ensure(MAX_UVARINT64_BYTES);
+    this.length = putVarint(this.bytes, this.length, value);
+  }
+
+  /** Appends raw bytes. */
+  put(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** Appends `s` as UTF-8 and returns its byte length. */
+  utf8(s: string): number {
+    // At most 3 bytes per UTF-16 code unit.
+    this.ensure(s.length * 3);
+    const { written } = utf8.encodeInto(s, this.bytes.subarray(this.length));
+    this.length += written;
+    return written;
+  }
+
+  /** Appends uvarint(byte length of s) then s as UTF-8 (Go's PutUvarintStr). */
+  uvarintStr(s: string): void {
+    const n = Buffer.byteLength(s, 'utf8');
+    this.uvarint(n);
+    this.ensure(n);
+    const { written } = utf8.encodeInto(s, this.bytes.subarray(this.length, this.length + n));
+    if (written !== n) throw new Error(`utf-8 length of ${JSON.stringify(s)} changed while encoding`);
+    this.length += n;
+  }
+
+  /** Appends zero bytes until `base + length` is a multiple of `align`. */
+  pad(align: number, base = 0): void {
+    const r = (base + this.length) % align;
+    if (r === 0) return;
+    const n = align - r;
+    this.ensure(n);
+    this.bytes.fill(0, this.length, this.length + n);
+    this.length += n;
+  }
+}
+
+/**
+ * An append-only file written through a {@link ByteBuffer}. Writers append to
+ * `out` synchronously and call {@link maybeFlush} between items; the buffer
+ * goes to disk in large asynchronous writes. Between {@link crcBegin} and
+ * {@link crcEnd} every byte appended is also fed to a running CRC32C.
+ */
+export class BufferedFile {
+  readonly out: ByteBuffer;
+  private flushed = 0;
+  private crc = 0;
+  private crcFrom = -1;
+
+  private constructor(
+    readonly path: string,
+    private handle: FileHandle | undefined,
+    private readonly flushBytes: number,
+  ) {
+    this.out = new ByteBuffer(flushBytes + (flushBytes >> 2));
+  }
+
+  /** Creates `path` (which must not exist). */
+  static async create(path: string, flushBytes = 4 << 20): Promise<BufferedFile> {
+    const handle = await open(path, 'wx', 0o666);
+    return new BufferedFile(path, handle, flushBytes);
+  }
+
+  /** Offset in the file of the next byte appended. */
+  get pos(): number {
+    return this.flushed + this.out.length;
+  }
+
+  /** Starts a CRC32C over the bytes appended from now on. */
+  crcBegin(): void {
+    this.crc = 0;
+    this.crcFrom = this.out.length;
+  }
+
+  /** Ends the running CRC32C and returns it. */
+  crcEnd(): number {
+    if (this.crcFrom < 0) throw new Error('crcEnd without crcBegin');
+    const crc = crc32c(this.out.bytes.subarray(this.crcFrom, this.out.length), this.crc) >>> 0;
+    this.crcFrom = -1;
+    return crc;
+  }
+
+  /** Writes the buffer out when it holds at least the flush size. */
+  async maybeFlush(): Promise<void> {
+    if (this.out.length >= this.flushBytes) await this.flush();
+  }
+
+  /** Writes the buffer out. */
+  async flush(): Promise<void> {
+    const handle = this.handle;
+    if (handle === undefined) throw new Error(`${this.path}: written after close`);
+    const n = this.out.length;
+    if (n === 0) return;
+    if (this.crcFrom >= 0) {
+      this.crc = crc32c(this.out.bytes.subarray(this.crcFrom, n), this.crc) >>> 0;
+      this.crcFrom = 0;
+    }
+    let done = 0;
+    while (done < n) {
+      const { bytesWritten } = await handle.write(this.out.bytes, done, n - done, this.flushed + done);
+      if (bytesWritten <= 0) throw new Error(`${this.path}: write returned ${bytesWritten}`);
+      done += bytesWritten;
+    }
+    this.flushed += n;
+    this.out.reset();
+  }
+
+  /** Flushes, fsyncs and closes. Returns the file's size. */
+  async close(): Promise<number> {
+    await this.flush();
+    const handle = this.handle;
+    if (handle !== undefined) {
+      await handle.sync();
+      this.handle = undefined;
+      await handle.close();
+    }
+    return this.flushed;
+  }
+
+  /** Closes without flushing (after a failure); never throws. */
+  async abort(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    this.out.reset();
+    if (handle !== undefined) await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Yields to the event loop (setImmediate) when more than `budgetMs` passed
+ * since the last yield. Call {@link tick} often; it reads the clock every
+ * `every` calls only.
+ */
+export class Yielder {
+  private last = performance.now();
+  private count = 0;
+
+  constructor(
+    private readonly budgetMs = 4,
+    private readonly every = 256,
+  ) {}
+
+  /** Counts `n` units of work; resolves after a yield when the budget is spent. */
+  tick(n = 1): Promise<void> | undefined {
+    this.count += n;
+    if (this.count < this.every) return undefined;
+    this.count = 0;
+    if (performance.now() - this.last < this.budgetMs) return undefined;
+    return this.yieldNow();
+  }
+
+  async yieldNow(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.last = performance.now();
+  }
+}
+
+/** fsyncs a directory, making the creation, deletion or renaming of its entries durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

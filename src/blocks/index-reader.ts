@@ -1,0 +1,750 @@
+/**
+ * Lazy, memory-mapped reader of a Prometheus TSDB block `index` file (format
+ * version 2, as Prometheus >= 2.1 writes it; tsdb/docs/format/index.md).
+ *
+ * Opening maps the file, checks magic, version and the table of contents,
+ * walks the symbol table once (lengths only, keeping every 32nd symbol's
+ * offset, as Prometheus does) and the postings offset table once (keeping,
+ * per label name, where its entries start, how many there are and every
+ * 32nd entry's offset); both tables' CRC32C are checked then. Nothing else
+ * is decoded up front: symbols are decoded on first use and cached, series
+ * entries and postings lists are decoded (and their CRC32C checked) on each
+ * read.
+ *
+ * Every failure throws a {@link BlockFormatError} that names the file, the
+ * byte offset and the problem.
+ */
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { crc32c } from '@node-rs/crc32';
+import { mapFile } from '../records/mmap.js';
+
+/** First four bytes of an index file (big endian). */
+export const INDEX_MAGIC = 0xbaaad700;
+/** The index format version this reader decodes. */
+export const INDEX_FORMAT_V2 = 2;
+
+/** Six big-endian u64 section offsets and a CRC32C. */
+const TOC_BYTES = 6 * 8 + 4;
+/** Magic (4) and version (1). */
+const HEADER_BYTES = 5;
+/** Every how many symbols / postings offset entries an offset is kept. */
+const SAMPLE_EVERY = 32;
+const SAMPLE_SHIFT = 5;
+const TWO_32 = 4294967296;
+/** Below this many bytes the JavaScript CRC beats a native call. */
+const NATIVE_CRC_MIN_BYTES = 256;
+
+const LITTLE_ENDIAN_HOST = endianness() === 'LE';
+const EMPTY_POSTINGS = new Uint32Array(0);
+
+/** A block file is not what Prometheus writes (or is not there); says where. */
+export class BlockFormatError extends Error {
+  override readonly name = 'BlockFormatError';
+  constructor(
+    readonly file: string,
+    readonly offset: number,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem} (at byte offset ${offset})`);
+  }
+}
+
+// ------------------------------------------------------------ CRC32C
+
+const CRC_TABLE = makeCrcTable();
+
+/** Slicing-by-8 tables of CRC32C (Castagnoli, reflected polynomial 0x82F63B78). */
+function makeCrcTable(): Int32Array {
+  const t = new Int32Array(256 * 8);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+    t[i] = c;
+  }
+  for (let i = 0; i < 256; i++) {
+    for (let s = 1; s < 8; s++) {
+      const p = t[(s - 1) * 256 + i]!;
+      t[s * 256 + i] = (p >>> 8) ^ t[p & 0xff]!;
+    }
+  }
+  return t;
+}
+
+/**
+ * CRC32C of `buf[start, end)` as an unsigned 32-bit number: in JavaScript for
+ * short ranges (a native call costs ~300 ns), natively for long ones.
+ * @internal shared by the block readers.
+ */
+export function crc32cRange(buf: Uint8Array, start: number, end: number): number {
+  if (end - start >= NATIVE_CRC_MIN_BYTES) {
+    return crc32c(new Uint8Array(buf.buffer, buf.byteOffset + start, end - start)) >>> 0;
+  }
+  const t = CRC_TABLE;
+  let c = -1;
+  let p = start;
+  while (end - p >= 8) {
+    c ^= buf[p]! | (buf[p + 1]! << 8) | (buf[p + 2]! << 16) | (buf[p + 3]! << 24);
+    const h = buf[p + 4]! | (buf[p + 5]! << 8) | (buf[p + 6]! << 16) | (buf[p + 7]! << 24);
+    c =
+      t[1792 + (c & 0xff)]! ^
+      t[1536 + ((c >>> 8) & 0xff)]! ^
+      t[1280 + ((c >>> 16) & 0xff)]! ^
+      t[1024 + (c >>> 24)]! ^
+      t[768 + (h & 0xff)]! ^
+      t[512 + ((h >>> 8) & 0xff)]! ^
+      t[256 + ((h >>> 16) & 0xff)]! ^
+      t[h >>> 24]!;
+    p += 8;
+  }
+  while (p < end) c = t[(c ^ buf[p++]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+/** Big-endian u32 at `at` (caller checked bounds). */
+export function readU32BE(buf: Uint8Array, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
+
+/** Buffer's own UTF-8 slice (what toString('utf8', a, b) ends in), minus argument checks. */
+type SliceableBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
+
+/** UTF-8 text of `b[start, end)` (invalid sequences become U+FFFD). */
+export function utf8Text(b: Buffer, start: number, end: number): string {
+  const fast = (b as SliceableBuffer).utf8Slice;
+  return fast !== undefined ? fast.call(b, start, end) : b.toString('utf8', start, end);
+}
+
+function hex32(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
+}
+
+// ------------------------------------------------------------ varints
+
+/**
+ * Cursor of the module's varint readers: they read at `pos`, never at or
+ * past `lim`, and advance `pos`. A shared scratch object rather than a class
+ * per call keeps hot loops free of allocations.
+ */
+const cur = { pos: 0, lim: 0 };
+
+/**
+ * Unsigned LEB128 varint (Go's binary.Uvarint) as a number; -1 when it runs
+ * past `cur.lim`, is longer than 10 bytes or exceeds 2^53 - 1 (then
+ * `cur.pos` is left at its start, for the error message).
+ */
+function uvarint(b: Uint8Array): number {
+  const start = cur.pos;
+  let p = start;
+  if (p >= cur.lim) return -1;
+  let x = b[p++]!;
+  if (x < 0x80) {
+    cur.pos = p;
+    return x;
+  }
+  x &= 0x7f;
+  let scale = 0x80;
+  for (let i = 1; i < 10; i++) {
+    if (p >= cur.lim) return -1;
+    const c = b[p++]!;
+    x += (c & 0x7f) * scale;
+    if (c < 0x80) {
+      if (x > Number.MAX_SAFE_INTEGER) return -1;
+      cur.pos = p;
+      return x;
+    }
+    scale *= 0x80;
+  }
+  return -1;
+}
+
+/** Zig-zag decoding of a uvarint result (Go's binary.Varint); NaN for -1. */
+function zigzag(u: number): number {
+  if (u < 0) return Number.NaN;
+  if (u <= 0x7fffffff) return (u >>> 1) ^ -(u & 1);
+  // Math.floor rather than %, which is a slow fmod call on doubles.
+  const half = Math.floor(u / 2);
+  return u - half * 2 === 1 ? -half - 1 : half;
+}
+
+/** Compares `b[at, at+len)` with `q` bytewise (Go's string order). */
+function compareBytes(b: Uint8Array, at: number, len: number, q: Uint8Array): number {
+  const n = len < q.length ? len : q.length;
+  for (let i = 0; i < n; i++) {
+    const d = b[at + i]! - q[i]!;
+    if (d !== 0) return d;
+  }
+  return len - q.length;
+}
+
+/** Whether `b[a, a+len)` equals `b[c, c+len)`. */
+function sameBytes(b: Uint8Array, a: number, c: number, len: number): boolean {
+  for (let i = 0; i < len; i++) if (b[a + i] !== b[c + i]) return false;
+  return true;
+}
+
+/**
+ * Maps a whole file read-only. The fd is closed at once; the map lives
+ * until the returned Buffer and all its views are collected.
+ * @internal shared by the block readers.
+ */
+export function mapReadOnly(path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new BlockFormatError(path, 0, `cannot open: ${(err as Error).message}`);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) throw new BlockFormatError(path, 0, 'file is empty');
+    return mapFile(fd, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where one label name's entries sit in the postings offset table. */
+interface NameEntries {
+  name: string;
+  /** Absolute offset of the name's first entry. */
+  first: number;
+  /** Number of entries (values) of the name. */
+  count: number;
+  /** Bytes of each entry before its value length: key count, name length, name. */
+  prefix: number;
+  /** Absolute offsets of entries 0, 32, 64, ... of the name. */
+  samples: Float64Array;
+}
+
+/** Table of contents: absolute offsets of the sections, 0 when absent. */
+interface Toc {
+  symbols: number;
+  series: number;
+  labelIndices: number;
+  labelIndicesTable: number;
+  postings: number;
+  postingsTable: number;
+}
+
+export class BlockIndexReader {
+  /** Size of the index file in bytes. */
+  readonly size: number;
+  /** Index format version (always 2). */
+  readonly version: number;
+
+  private buf: Buffer;
+  private closed = false;
+  private readonly toc: Toc;
+
+  /** Absolute offset of the symbol table's body (its symbol count). */
+  private readonly symBase: number;
+  private readonly symEnd: number;
+  /** Number of symbols. */
+  private readonly symCount: number;
+  /** Offsets (relative to symBase) of symbols 0, 32, 64, ... */
+  private readonly symSamples: Uint32Array;
+  /** Offsets (relative to symBase) of every symbol, filled a group of 32 at a time; 0 = not yet. */
+  private symOffsets: Uint32Array;
+  /** Decoded symbols, by index; allocated on first lookup. */
+  private symCache: (string | undefined)[] = [];
+  private astral: boolean | undefined;
+
+  /** Series entries lie in [seriesStart, seriesEnd). */
+  private readonly seriesStart: number;
+  /** 0 once closed, so that every series ref fails (then as "closed"). */
+  private seriesEnd: number;
+
+  /** Label names in table order (sorted by UTF-8 bytes), "" included. */
+  private readonly nameList: NameEntries[];
+  private readonly names: Map<string, NameEntries>;
+
+  private constructor(
+    readonly path: string,
+    buf: Buffer,
+  ) {
+    this.buf = buf;
+    this.size = buf.length;
+    if (buf.length < HEADER_BYTES + TOC_BYTES) {
+      this.fail(0, `file of ${buf.length} bytes is too short for an index (header and TOC need ${HEADER_BYTES + TOC_BYTES})`);
+    }
+    const magic = readU32BE(buf, 0);
+    if (magic !== INDEX_MAGIC) this.fail(0, `bad index magic ${hex32(magic)}, want ${hex32(INDEX_MAGIC)}`);
+    this.version = buf[4]!;
+    if (this.version === 1) {
+      this.fail(4, 'index format version 1 (written by Prometheus before 2.1) is not supported; rewrite the block with a newer Prometheus');
+    }
+    if (this.version !== INDEX_FORMAT_V2) this.fail(4, `unknown index format version ${this.version}, want 2`);
+
+    this.toc = this.readToc();
+    const tocAt = buf.length - TOC_BYTES;
+
+    // Symbol table.
+    const sym = this.section(this.toc.symbols, 'symbol table');
+    this.symBase = sym.body;
+    this.symEnd = sym.end;
+    if (sym.end - sym.body < 4) this.fail(sym.body, 'symbol table too short for its symbol count');
+    this.symCount = readU32BE(buf, sym.body);
+    this.symSamples = this.walkSymbols();
+    this.symOffsets = new Uint32Array(0);
+
+    // Series section: from its TOC entry to the next section present.
+    this.seriesStart = this.toc.series;
+    let seriesEnd = tocAt;
+    if (this.seriesStart !== 0) {
+      for (const at of [this.toc.labelIndices, this.toc.labelIndicesTable, this.toc.postings, this.toc.postingsTable]) {
+        if (at > this.seriesStart && at < seriesEnd) seriesEnd = at;
+      }
+    } else {
+      seriesEnd = 0;
+    }
+    this.seriesEnd = seriesEnd;
+
+    // Postings offset table.
+    this.nameList = this.walkPostingsTable();
+    this.names = new Map(this.nameList.map((e) => [e.name, e]));
+  }
+
+  /** Maps and checks the index file at `path`. */
+  static open(path: string): BlockIndexReader {
+    return new BlockIndexReader(path, mapReadOnly(path));
+  }
+
+  /** Drops the map; arrays and strings handed out stay valid. */
+  close(): void {
+    this.closed = true;
+    this.seriesEnd = 0;
+    this.buf = Buffer.alloc(0);
+    this.symCache = [];
+    this.symOffsets = new Uint32Array(0);
+  }
+
+  // ---------------------------------------------------------- public reads
+
+  /**
+   * Whether a symbol may hold a character past U+FFFF (a 4-byte UTF-8
+   * sequence, a surrogate pair in JS), where JS string order differs from
+   * byte order. One scan of the symbol table for lead bytes 0xF0-0xF4; a
+   * length byte may look like one, which only costs a slower sort.
+   */
+  hasAstralSymbols(): boolean {
+    if (this.astral === undefined) {
+      const b = this.buf;
+      let found = false;
+      for (let i = this.symBase; i < this.symEnd; i++) {
+        if (b[i]! >= 0xf0 && b[i]! <= 0xf4) {
+          found = true;
+          break;
+        }
+      }
+      this.astral = found;
+    }
+    return this.astral;
+  }
+
+  /** Symbol `i` of the symbol table. */
+  symbol(i: number): string {
+    const s = this.symCache[i];
+    return s !== undefined ? s : this.loadSymbol(i);
+  }
+
+  /** Label names, sorted by UTF-8 bytes, without the all-postings key "". */
+  labelNames(): string[] {
+    this.checkOpen();
+    const out: string[] = [];
+    for (const e of this.nameList) if (e.name !== '') out.push(e.name);
+    return out;
+  }
+
+  /** Values of label `name`, sorted by UTF-8 bytes; empty when the name is absent. */
+  labelValues(name: string): string[] {
+    return this.postingsOffsets(name)?.values ?? [];
+  }
+
+  /** Values of `name` with the offsets of their postings lists, in value order. */
+  postingsOffsets(name: string): { values: string[]; offsets: Float64Array } | undefined {
+    this.checkOpen();
+    const e = this.names.get(name);
+    if (e === undefined) return undefined;
+    const b = this.buf;
+    const values: string[] = new Array(e.count);
+    const offsets = new Float64Array(e.count);
+    cur.lim = this.postingsTableEnd();
+    let p = e.first;
+    for (let i = 0; i < e.count; i++) {
+      cur.pos = p + e.prefix;
+      const vlen = uvarint(b);
+      if (vlen < 0 || cur.pos + vlen > cur.lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(name)}`);
+      const vAt = cur.pos;
+      values[i] = utf8Text(b, vAt, vAt + vlen);
+      cur.pos = vAt + vlen;
+      const off = uvarint(b);
+      if (off < 0) this.fail(cur.pos, `bad postings offset of label ${JSON.stringify(name)}`);
+      offsets[i] = off;
+      p = cur.pos;
+    }
+    return { values, offsets };
+  }
+
+  /**
+   * The postings list at `offset` (from postingsOffsets): series refs,
+   * strictly ascending, in host byte order. Its CRC32C is checked.
+   */
+  postingsAt(offset: number): Uint32Array {
+    this.checkOpen();
+    const b = this.buf;
+    const limit = b.length - TOC_BYTES;
+    if (!Number.isSafeInteger(offset) || offset < HEADER_BYTES || offset + 4 > limit) {
+      this.fail(offset, `postings list offset ${offset} outside the file's sections`);
+    }
+    const len = readU32BE(b, offset);
+    const body = offset + 4;
+    const end = body + len;
+    if (end + 4 > limit) this.fail(offset, `postings list of ${len} bytes runs past the end of the index sections (${limit})`);
+    this.checkCrc(body, end, 'postings list');
+    if (len < 4) this.fail(body, `postings list of ${len} bytes has no entry count`);
+    const n = readU32BE(b, body);
+    if (len !== 4 + 4 * n) this.fail(body, `postings list says ${n} entries (${4 * n} bytes) but holds ${len - 4} bytes`);
+    if (n === 0) return new Uint32Array(0);
+    const out = new Uint32Array(n);
+    const bytes = new Uint8Array(out.buffer);
+    bytes.set(b.subarray(body + 4, end));
+    if (LITTLE_ENDIAN_HOST) Buffer.from(out.buffer, 0, bytes.length).swap32();
+    let prev = out[0]!;
+    for (let i = 1; i < n; i++) {
+      const r = out[i]!;
+      if (r <= prev) this.fail(body + 4 + 4 * i, `postings list not strictly ascending: series ref ${r} after ${prev}`);
+      prev = r;
+    }
+    return out;
+  }
+
+  /** The series refs of label pair name=value, ascending; empty when absent. */
+  postings(name: string, value: string): Uint32Array {
+    this.checkOpen();
+    const e = this.names.get(name);
+    if (e === undefined || e.count === 0) return EMPTY_POSTINGS.slice();
+    const off = this.findPostingsOffset(e, Buffer.from(value, 'utf8'));
+    return off < 0 ? EMPTY_POSTINGS.slice() : this.postingsAt(off);
+  }
+
+  /** Every series, ascending (= label set order): the ("", "") list. */
+  allPostings(): Uint32Array {
+    return this.postings('', '');
+  }
+
+  /**
+   * Decodes series `ref` (its byte offset / 16) into `out`: labels as
+   * [name, value, ...] and chunk metas as [minT, maxT, ref, ...]. The
+   * entry's CRC32C is checked.
+   */
+  series(ref: number, out: { labels: string[]; chunks: number[] }): void {
+    const b = this.buf;
+    const at = ref * 16;
+    if (!(at >= this.seriesStart && at < this.seriesEnd) || ref !== Math.floor(ref)) this.badSeriesRef(ref, at);
+    // Entry length: a uvarint of at most 5 bytes (Go's MaxVarintLen32).
+    cur.pos = at;
+    cur.lim = at + 5 < this.seriesEnd ? at + 5 : this.seriesEnd;
+    const len = uvarint(b);
+    const bodyAt = cur.pos;
+    const end = bodyAt + len;
+    if (len < 0 || end + 4 > this.seriesEnd) this.badSeriesLength(ref, at, len);
+    const stored = ((b[end]! << 24) | (b[end + 1]! << 16) | (b[end + 2]! << 8) | b[end + 3]!) >>> 0;
+    if (crc32cRange(b, bodyAt, end) !== stored) this.badSeriesCrc(ref, bodyAt, end, stored);
+    cur.lim = end;
+
+    // Written by index and trimmed at the end: `length = 0` would free the
+    // backing store and make every call grow it again (2x slower).
+    const labels = out.labels;
+    const nLabels = uvarint(b);
+    if (nLabels < 0 || nLabels * 2 > end - cur.pos) this.badSeries(ref, cur.pos, 'bad label count');
+    let cache = this.symCache;
+    for (let i = 0; i < nLabels; i++) {
+      const n = uvarint(b);
+      const v = uvarint(b);
+      if (v < 0 || n < 0) this.badSeries(ref, cur.pos, 'bad label symbol reference');
+      const ns = cache[n];
+      labels[2 * i] = ns !== undefined ? ns : this.seriesSymbol(ref, n);
+      const vs = cache[v];
+      labels[2 * i + 1] = vs !== undefined ? vs : this.seriesSymbol(ref, v);
+      cache = this.symCache;
+    }
+
+    if (labels.length !== 2 * nLabels) labels.length = 2 * nLabels;
+
+    const chunks = out.chunks;
+    const nChunks = uvarint(b);
+    if (nChunks < 0 || nChunks * 3 > end - cur.pos) this.badSeries(ref, cur.pos, 'bad chunk count');
+    if (nChunks > 0) {
+      const minT = zigzag(uvarint(b));
+      const dt = uvarint(b);
+      const cref = uvarint(b);
+      if (cref < 0 || dt < 0 || minT !== minT) this.badSeries(ref, cur.pos, 'bad first chunk meta');
+      let maxT = minT + dt;
+      let r = cref;
+      chunks[0] = minT;
+      chunks[1] = maxT;
+      chunks[2] = r;
+      for (let i = 1; i < nChunks; i++) {
+        const dmin = uvarint(b);
+        const dmax = uvarint(b);
+        const dref = zigzag(uvarint(b));
+        if (dmin < 0 || dmax < 0 || dref !== dref) this.badSeries(ref, cur.pos, `bad meta of chunk ${i}`);
+        const mint = maxT + dmin;
+        maxT = mint + dmax;
+        r += dref;
+        if (r < 0) this.badSeries(ref, cur.pos, `negative reference of chunk ${i}`);
+        chunks[3 * i] = mint;
+        chunks[3 * i + 1] = maxT;
+        chunks[3 * i + 2] = r;
+      }
+    }
+    if (chunks.length !== 3 * nChunks) chunks.length = 3 * nChunks;
+    if (cur.pos !== end) this.badSeries(ref, cur.pos, `${end - cur.pos} unread bytes at the end of the entry`);
+  }
+
+  // ---------------------------------------------------------- open-time walks
+
+  private readToc(): Toc {
+    const b = this.buf;
+    const at = b.length - TOC_BYTES;
+    const stored = readU32BE(b, at + 48);
+    const computed = crc32cRange(b, at, at + 48);
+    if (stored !== computed) {
+      this.fail(at + 48, `TOC CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${at}..${at + 48} (file truncated or corrupt?)`);
+    }
+    const names = ['symbols', 'series', 'label indices', 'label offset table', 'postings', 'postings offset table'];
+    const refs = names.map((name, i) => {
+      const p = at + i * 8;
+      const hi = readU32BE(b, p);
+      const lo = readU32BE(b, p + 4);
+      const ref = hi * TWO_32 + lo;
+      if (ref !== 0 && (ref < HEADER_BYTES || ref >= at)) this.fail(p, `TOC ref(${name}) = ${ref} lies outside the file's sections [${HEADER_BYTES}, ${at})`);
+      return ref;
+    });
+    const toc: Toc = {
+      symbols: refs[0]!,
+      series: refs[1]!,
+      labelIndices: refs[2]!,
+      labelIndicesTable: refs[3]!,
+      postings: refs[4]!,
+      postingsTable: refs[5]!,
+    };
+    if (toc.symbols === 0) this.fail(at, 'TOC has no symbol table');
+    if (toc.postingsTable === 0) this.fail(at + 40, 'TOC has no postings offset table');
+    return toc;
+  }
+
+  /** A `len <4b> | body | CRC32C <4b>` section at `at`, CRC checked. */
+  private section(at: number, what: string): { body: number; end: number } {
+    const limit = this.buf.length - TOC_BYTES;
+    if (at + 4 > limit) this.fail(at, `${what} length runs past the TOC`);
+    const len = readU32BE(this.buf, at);
+    const body = at + 4;
+    const end = body + len;
+    if (end + 4 > limit) this.fail(at, `${what} of ${len} bytes runs past the TOC at ${limit}`);
+    this.checkCrc(body, end, what);
+    return { body, end };
+  }
+
+  private checkCrc(start: number, end: number, what: string): void {
+    const stored = readU32BE(this.buf, end);
+    const computed = crc32cRange(this.buf, start, end);
+    if (stored !== computed) {
+      this.fail(end, `${what} CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${start}..${end}`);
+    }
+  }
+
+  /** Checks every symbol's length and keeps every 32nd offset (relative to symBase). */
+  private walkSymbols(): Uint32Array {
+    const b = this.buf;
+    const base = this.symBase;
+    const count = this.symCount;
+    const samples = new Uint32Array(Math.ceil(count / SAMPLE_EVERY));
+    cur.pos = base + 4;
+    cur.lim = this.symEnd;
+    for (let i = 0; i < count; i++) {
+      if ((i & (SAMPLE_EVERY - 1)) === 0) samples[i >>> SAMPLE_SHIFT] = cur.pos - base;
+      const at = cur.pos;
+      const len = uvarint(b);
+      if (len < 0 || cur.pos + len > cur.lim) this.fail(at, `symbol ${i} of ${count} runs past the end of the symbol table at ${cur.lim}`);
+      cur.pos += len;
+    }
+    if (cur.pos !== this.symEnd) this.fail(cur.pos, `${this.symEnd - cur.pos} bytes after the last of ${count} symbols in the symbol table`);
+    return samples;
+  }
+
+  /** End (absolute) of the postings offset table's entries. */
+  private postingsTableEnd(): number {
+    return this.toc.postingsTable + 4 + readU32BE(this.buf, this.toc.postingsTable);
+  }
+
+  /**
+   * Walks the postings offset table once: per label name, its first entry,
+   * entry count, prefix size and every 32nd entry's offset. Checks that each
+   * entry has two keys, that names come in one run each and that offsets
+   * lie in the file.
+   */
+  private walkPostingsTable(): NameEntries[] {
+    const b = this.buf;
+    const { body, end } = this.section(this.toc.postingsTable, 'postings offset table');
+    if (end - body < 4) this.fail(body, 'postings offset table too short for its entry count');
+    const count = readU32BE(b, body);
+    const limit = b.length - TOC_BYTES;
+    const list: NameEntries[] = [];
+    const seen = new Set<string>();
+    let curName: NameEntries | undefined;
+    let curNameAt = 0;
+    let curNameLen = -1;
+    let samples: number[] = [];
+    const finish = (): void => {
+      if (curName !== undefined) curName.samples = Float64Array.from(samples);
+    };
+    cur.pos = body + 4;
+    cur.lim = end;
+    for (let i = 0; i < count; i++) {
+      const at = cur.pos;
+      const keys = uvarint(b);
+      if (keys !== 2) this.fail(at, keys < 0 ? `postings offset table entry ${i} of ${count} is truncated` : `postings offset table entry ${i} has ${keys} keys, want 2`);
+      const nlen = uvarint(b);
+      const nameAt = cur.pos;
+      if (nlen < 0 || nameAt + nlen > end) this.fail(at, `postings offset table entry ${i}: label name runs past the table`);
+      cur.pos = nameAt + nlen;
+      const vlen = uvarint(b);
+      if (vlen < 0 || cur.pos + vlen > end) this.fail(at, `postings offset table entry ${i}: label value runs past the table`);
+      cur.pos += vlen;
+      const offAt = cur.pos;
+      const off = uvarint(b);
+      if (off < 0) this.fail(offAt, `postings offset table entry ${i}: bad postings offset`);
+      if (off < HEADER_BYTES || off >= limit) this.fail(offAt, `postings offset table entry ${i}: postings offset ${off} lies outside the file's sections`);
+      if (curName === undefined || nlen !== curNameLen || !sameBytes(b, nameAt, curNameAt, nlen)) {
+        finish();
+        const name = utf8Text(b, nameAt, nameAt + nlen);
+        if (seen.has(name)) this.fail(at, `label name ${JSON.stringify(name)} appears in two runs of the postings offset table (not sorted)`);
+        seen.add(name);
+        curName = { name, first: at, count: 0, prefix: nameAt + nlen - at, samples: new Float64Array(0) };
+        curNameAt = nameAt;
+        curNameLen = nlen;
+        samples = [];
+        list.push(curName);
+      }
+      if (at + curName.prefix !== nameAt + nlen) this.fail(at, `postings offset table entry ${i}: key count or name length not encoded like the name's first entry`);
+      if ((curName.count & (SAMPLE_EVERY - 1)) === 0) samples.push(at);
+      curName.count++;
+    }
+    finish();
+    if (cur.pos !== end) this.fail(cur.pos, `${end - cur.pos} bytes after the last of ${count} postings offset table entries`);
+    return list;
+  }
+
+  // ---------------------------------------------------------- lazy lookups
+
+  /** A symbol for series `ref`'s entry, on a cache miss: keeps the series cursor. */
+  private seriesSymbol(ref: number, i: number): string {
+    const pos = cur.pos;
+    const lim = cur.lim;
+    if (!(i < this.symCount)) this.badSeries(ref, pos, `symbol reference ${i} out of range (${this.symCount} symbols)`);
+    const s = this.loadSymbol(i);
+    cur.pos = pos;
+    cur.lim = lim;
+    return s;
+  }
+
+  /** Decodes symbol `i` (filling its group's offsets on first use) and caches it. */
+  private loadSymbol(i: number): string {
+    this.checkOpen();
+    const count = this.symCount;
+    if (!(i >= 0 && i < count) || i !== Math.floor(i)) {
+      this.fail(this.symBase, `symbol reference ${i} out of range (${count} symbols)`);
+    }
+    if (this.symCache.length === 0) this.symCache = new Array(count);
+    if (this.symOffsets.length === 0) this.symOffsets = new Uint32Array(count);
+    const b = this.buf;
+    const base = this.symBase;
+    const offs = this.symOffsets;
+    if (offs[i] === 0) {
+      // Lengths were checked at open, so the group walk cannot run off.
+      const g = i >>> SAMPLE_SHIFT;
+      const last = Math.min(count, (g + 1) * SAMPLE_EVERY);
+      cur.pos = base + this.symSamples[g]!;
+      cur.lim = this.symEnd;
+      for (let j = g * SAMPLE_EVERY; j < last; j++) {
+        offs[j] = cur.pos - base;
+        const len = uvarint(b);
+        cur.pos += len;
+      }
+    }
+    cur.pos = base + offs[i]!;
+    cur.lim = this.symEnd;
+    const len = uvarint(b);
+    const s = utf8Text(b, cur.pos, cur.pos + len);
+    this.symCache[i] = s;
+    return s;
+  }
+
+  /** Offset of the postings list of `e`'s value `q`, or -1. */
+  private findPostingsOffset(e: NameEntries, q: Uint8Array): number {
+    const b = this.buf;
+    const samples = e.samples;
+    const lim = this.postingsTableEnd();
+    // Last sample whose value <= q.
+    let lo = 0;
+    let hi = samples.length - 1;
+    if (this.compareEntryValue(e, samples[0]!, q, lim) > 0) return -1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.compareEntryValue(e, samples[mid]!, q, lim) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    let p = samples[lo]!;
+    const n = Math.min(SAMPLE_EVERY, e.count - lo * SAMPLE_EVERY);
+    for (let i = 0; i < n; i++) {
+      cur.pos = p + e.prefix;
+      cur.lim = lim;
+      const vlen = uvarint(b);
+      if (vlen < 0 || cur.pos + vlen > lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
+      const c = compareBytes(b, cur.pos, vlen, q);
+      cur.pos += vlen;
+      const off = uvarint(b);
+      if (c === 0) return off;
+      if (c > 0) return -1;
+      p = cur.pos;
+    }
+    return -1;
+  }
+
+  private compareEntryValue(e: NameEntries, entryAt: number, q: Uint8Array, lim: number): number {
+    cur.pos = entryAt + e.prefix;
+    cur.lim = lim;
+    const vlen = uvarint(this.buf);
+    if (vlen < 0 || cur.pos + vlen > lim) this.fail(entryAt, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
+    return compareBytes(this.buf, cur.pos, vlen, q);
+  }
+
+  // ---------------------------------------------------------- errors
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`${this.path}: index reader is closed`);
+  }
+
+  private fail(offset: number, problem: string): never {
+    throw new BlockFormatError(this.path, offset, problem);
+  }
+
+  private badSeriesRef(ref: number, at: number): never {
+    this.checkOpen();
+    this.fail(at, `series ref ${ref} (offset ${at}) is not in the series section [${this.seriesStart}, ${this.seriesEnd})`);
+  }
+
+  private badSeriesLength(ref: number, at: number, len: number): never {
+    this.fail(at, len < 0 ? `series ${ref}: bad entry length` : `series ${ref}: entry of ${len} bytes runs past the series section end ${this.seriesEnd}`);
+  }
+
+  private badSeriesCrc(ref: number, start: number, end: number, stored: number): never {
+    this.fail(end, `series ${ref}: CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(crc32cRange(this.buf, start, end))} over bytes ${start}..${end}`);
+  }
+
+  private badSeries(ref: number, at: number, problem: string): never {
+    this.fail(at, `series ${ref}: ${problem}`);
+  }
+}

@@ -1,0 +1,119 @@
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BlockReader, listBlockDirs } from '../blocks/block-reader.js';
+import { TMP_FOR_DELETION_SUFFIX, removeTmpBlockDirs } from '../blocks/block-writer.js';
+import type { BlockMeta } from '../blocks/types.js';
+import { BlockSeriesReader } from '../query/block-series.js';
+import type { DbLog } from './options.js';
+
+/**
+ * The blocks of DATA/blocks/, open for reading, oldest first. A block is
+ * added once it is complete on disk (written under a temporary name,
+ * fsynced, renamed); a block is removed by renaming it to
+ * `<ULID>.tmp-for-deletion` first, so a crash never leaves half a block
+ * that is read as data. Readers keep answering from a removed block's
+ * memory maps until they drop it.
+ */
+export class BlockSet {
+  private list: BlockSeriesReader[] = [];
+
+  private constructor(readonly dir: string) {}
+
+  /**
+   * Opens every block of `dir` (creating it). Leftovers of interrupted
+   * writes and deletions go; so does a block whose data a later compaction
+   * already holds (it names the block among its parents).
+   */
+  static async open(dir: string, log: DbLog): Promise<BlockSet> {
+    mkdirSync(dir, { recursive: true });
+    const set = new BlockSet(dir);
+    for (const name of await removeTmpBlockDirs(dir)) log.warn({ dir: name }, 'removed an unfinished block directory');
+    const opened = listBlockDirs(dir).map((path) => BlockReader.open(path));
+    const parents = new Set<string>();
+    for (const b of opened) for (const p of b.meta.compaction.parents ?? []) parents.add(p.ulid);
+    for (const b of opened) {
+      if (parents.has(b.ulid)) {
+        set.deleteDir(b.ulid);
+        log.info({ block: b.ulid }, 'removed a block already compacted into another');
+      } else {
+        set.list.push(new BlockSeriesReader(b));
+      }
+    }
+    set.sort();
+    return set;
+  }
+
+  /** Open blocks, oldest first. */
+  get readers(): readonly BlockSeriesReader[] {
+    return this.list;
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  metas(): BlockMeta[] {
+    return this.list.map((r) => r.block.meta);
+  }
+
+  /** Oldest sample time held in blocks, Infinity when none. */
+  get minTime(): number {
+    let min = Infinity;
+    for (const r of this.list) if (r.minTime < min) min = r.minTime;
+    return min;
+  }
+
+  /** Newest sample time blocks may hold (inclusive), -Infinity when none. */
+  get maxTime(): number {
+    let max = -Infinity;
+    for (const r of this.list) if (r.maxTime > max) max = r.maxTime;
+    return max;
+  }
+
+  /** The end (exclusive) of the newest block: the head holds nothing older. */
+  get end(): number {
+    let end = -Infinity;
+    for (const r of this.list) if (r.block.maxTime > end) end = r.block.maxTime;
+    return end;
+  }
+
+  /** Opens the complete block `ulid` of this directory and adds it. */
+  add(ulid: string): BlockSeriesReader {
+    const r = new BlockSeriesReader(BlockReader.open(join(this.dir, ulid)));
+    this.list.push(r);
+    this.sort();
+    return r;
+  }
+
+  /** Removes blocks from the set and from disk (renamed first, then deleted off the event loop). */
+  async remove(ulids: ReadonlySet<string>): Promise<void> {
+    const gone = this.list.filter((r) => ulids.has(r.block.ulid));
+    this.list = this.list.filter((r) => !ulids.has(r.block.ulid));
+    for (const r of gone) {
+      const tmp = this.renameForDeletion(r.block.ulid);
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  /** Bytes of every block's files. */
+  sizeBytes(): number {
+    let n = 0;
+    for (const r of this.list) n += r.block.sizeBytes();
+    return n;
+  }
+
+  private deleteDir(ulid: string): void {
+    rmSync(this.renameForDeletion(ulid), { recursive: true, force: true });
+  }
+
+  private renameForDeletion(ulid: string): string {
+    const tmp = join(this.dir, ulid + TMP_FOR_DELETION_SUFFIX);
+    renameSync(join(this.dir, ulid), tmp);
+    return tmp;
+  }
+
+  private sort(): void {
+    this.list.sort((a, b) => a.minTime - b.minTime || (a.block.ulid < b.block.ulid ? -1 : 1));
+  }
+}

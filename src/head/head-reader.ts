@@ -1,0 +1,131 @@
+import type { ChunkSegments } from '../chunks/chunk-segments.js';
+import type { LabelMatcher } from '../index/types.js';
+import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
+import type { ByteArena } from './byte-arena.js';
+import type { Head } from './head.js';
+import { compareLabels, compareLabelsNative, compareUtf8, type Series } from './series.js';
+
+/** The head's time bounds, kept by the engine. */
+export interface HeadBounds {
+  readonly headMinTime: number;
+  readonly headMaxTime: number;
+}
+
+/**
+ * The head as one more reader: its series, their closed chunks (views of
+ * the head chunk files) and open chunks (copies). Handles are the head's
+ * Series objects; a series that left the head since reads as no chunks.
+ *
+ * `visibleFrom` is where the blocks end when the reader is made: older
+ * chunks still in the head (a block was just written from them, and the
+ * head lets go of them once earlier reads are done) are not answered, so
+ * no sample comes from both a block and the head.
+ */
+export class HeadReader implements SeriesReader {
+  constructor(
+    private readonly head: Head,
+    private readonly files: ChunkSegments,
+    private readonly bounds: HeadBounds,
+    private readonly visibleFrom = -Infinity,
+  ) {}
+
+  get minTime(): number {
+    return Math.max(this.bounds.headMinTime, this.visibleFrom);
+  }
+
+  get maxTime(): number {
+    return this.bounds.headMaxTime;
+  }
+
+  hasSurrogates(): boolean {
+    return this.head.index.hasSurrogates();
+  }
+
+  series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[] {
+    const out: ReaderSeries[] = [];
+    for (const s of this.matching(matchers, minT, maxT)) out.push({ labels: s.labels, handle: s });
+    const compare = this.hasSurrogates() ? compareLabels : compareLabelsNative;
+    return out.sort((a, b) => compare(a.labels, b.labels));
+  }
+
+  chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
+    const s = handle as Series;
+    if (this.head.get(s.id) !== s) return [];
+    if (minT < this.visibleFrom) minT = this.visibleFrom;
+    const out: StoredChunk[] = [];
+    const c = s.chunks;
+    for (let i = 0; i < c.length; i += 3) {
+      const cMin = c[i + 1]!;
+      const cMax = c[i + 2]!;
+      if (cMax < minT) continue;
+      if (cMin > maxT) break;
+      out.push({ minT: cMin, maxT: cMax, data: this.files.read(c[i]!) });
+    }
+    const open = this.head.openChunkIn(s, minT, maxT, arena);
+    if (open !== undefined) out.push(open);
+    return out;
+  }
+
+  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+    if (!this.overlaps(minT, maxT)) return [];
+    if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelNames();
+    const names = new Set<string>();
+    for (const s of this.matching(matchers, minT, maxT)) {
+      for (let i = 0; i < s.labels.length; i += 2) names.add(s.labels[i]!);
+    }
+    return [...names].sort(compareUtf8);
+  }
+
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+    if (!this.overlaps(minT, maxT)) return [];
+    if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
+    const values = new Set<string>();
+    const all = matchers.length === 0 ? [{ type: 1, name, value: '' } as LabelMatcher] : matchers;
+    for (const s of this.matching(all, minT, maxT)) {
+      const v = valueOf(s.labels, name);
+      if (v !== undefined) values.add(v);
+    }
+    return [...values].sort(compareUtf8);
+  }
+
+  /** Series matching every matcher (all series when there is none) with data in the range, in id order. */
+  private *matching(matchers: readonly LabelMatcher[], minT: number, maxT: number): IterableIterator<Series> {
+    if (minT < this.visibleFrom) minT = this.visibleFrom;
+    if (!this.overlaps(minT, maxT)) return;
+    const all = this.coversAll(minT, maxT);
+    const ids = matchers.length === 0 ? this.head.index.allPostings().slice() : this.head.index.select(matchers);
+    for (const id of ids) {
+      const s = this.head.get(id);
+      if (s === undefined) continue;
+      if (all || this.holdsDataIn(s, minT, maxT)) yield s;
+    }
+  }
+
+  /** Whether a chunk of the series overlaps the range (a gap between chunks holds nothing). */
+  private holdsDataIn(s: Series, minT: number, maxT: number): boolean {
+    const oldest = this.head.oldest(s);
+    const newest = this.head.newest(s);
+    if (oldest === undefined || newest === undefined || oldest > maxT || newest < minT) return false;
+    const c = s.chunks;
+    for (let i = 0; i < c.length; i += 3) {
+      if (c[i + 2]! < minT) continue;
+      return c[i + 1]! <= maxT;
+    }
+    const open = this.head.openChunk(s);
+    return open !== undefined && open.minT <= maxT && open.maxT >= minT;
+  }
+
+  private overlaps(minT: number, maxT: number): boolean {
+    return minT <= maxT && this.maxTime >= minT && this.minTime <= maxT;
+  }
+
+  /** Whether every sample of the head is in the range and visible (then no series needs a check). */
+  private coversAll(minT: number, maxT: number): boolean {
+    return minT <= this.bounds.headMinTime && maxT >= this.maxTime;
+  }
+}
+
+function valueOf(labels: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < labels.length; i += 2) if (labels[i] === name) return labels[i + 1];
+  return undefined;
+}

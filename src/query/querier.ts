@@ -1,0 +1,117 @@
+import { ByteArena } from '../head/byte-arena.js';
+import { compareLabels, compareLabelsNative } from '../head/series.js';
+import { compareUtf8, type LabelMatcher } from '../index/index.js';
+import type { PlannedSeries, SelectOptions, SelectedSeries, SeriesReader, StoredChunk } from './types.js';
+
+/**
+ * Reads over several readers at once (blocks, then the head): series
+ * merged by labels, each with the chunks of every reader holding it, in
+ * time order, as stored. Readers must be given oldest first; their time
+ * ranges do not overlap except where blocks overlap (then chunks are
+ * ordered by min time across readers).
+ *
+ * The view is the one of the moment the querier was made: readers closed
+ * later (a block deleted by retention or compaction) still answer from
+ * their memory maps while a query holds them.
+ */
+export class Querier {
+  constructor(private readonly readers: readonly SeriesReader[]) {}
+
+  /** Whether any reader's labels may hold surrogates (then sort with compareLabels). */
+  hasSurrogates(): boolean {
+    return this.readers.some((r) => r.hasSurrogates());
+  }
+
+  /**
+   * Series matching every matcher with data in [minT, maxT] (ms,
+   * inclusive), sorted by labels, each with its chunks overlapping the range
+   * in time order.
+   */
+  select(matchers: readonly LabelMatcher[], minT: number, maxT: number, opts: SelectOptions = {}): SelectedSeries[] {
+    const out: SelectedSeries[] = [];
+    const arena = new ByteArena();
+    for (const p of this.plan(matchers, minT, maxT)) {
+      if (opts.skipChunks) {
+        out.push({ labels: p.labels, chunks: [] });
+        continue;
+      }
+      const chunks = this.chunksOf(p, minT, maxT, arena);
+      if (chunks.length > 0) out.push({ labels: p.labels, chunks });
+    }
+    return out;
+  }
+
+  /**
+   * The series select() answers, sorted by labels, without their chunks:
+   * for answers streamed slice by slice, each slice reading its chunks
+   * (chunksOf) just before it is sent.
+   */
+  plan(matchers: readonly LabelMatcher[], minT: number, maxT: number): PlannedSeries[] {
+    const lists: PlannedSeries[][] = [];
+    for (const r of this.readers) {
+      if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
+      const list = r.series(matchers, minT, maxT);
+      if (list.length > 0) lists.push(list.map((s) => ({ labels: s.labels, parts: [{ reader: r, handle: s.handle }] })));
+    }
+    if (lists.length === 0) return [];
+    if (lists.length === 1) return lists[0]!;
+    const compare = this.hasSurrogates() ? compareLabels : compareLabelsNative;
+    return lists.reduce((a, b) => mergeSorted(a, b, compare));
+  }
+
+  /** The chunks of a planned series overlapping the range, by min time; open head chunks copied into `arena`. */
+  chunksOf(p: PlannedSeries, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
+    if (p.parts.length === 1) return p.parts[0]!.reader.chunks(p.parts[0]!.handle, minT, maxT, arena);
+    const out: StoredChunk[] = [];
+    for (const part of p.parts) for (const c of part.reader.chunks(part.handle, minT, maxT, arena)) out.push(c);
+    // Readers come oldest first; only overlapping blocks need a sort.
+    for (let i = 1; i < out.length; i++) {
+      if (out[i]!.minT < out[i - 1]!.minT) {
+        out.sort((a, b) => a.minT - b.minT);
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** Label names of the series matching `matchers` with data in the range, sorted. */
+  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+    return this.unionOf((r) => r.labelNames(matchers, minT, maxT), minT, maxT);
+  }
+
+  /** Values of label `name` among the series matching `matchers` with data in the range, sorted. */
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+    return this.unionOf((r) => r.labelValues(name, matchers, minT, maxT), minT, maxT);
+  }
+
+  private unionOf(of: (r: SeriesReader) => string[], minT: number, maxT: number): string[] {
+    const lists: string[][] = [];
+    for (const r of this.readers) {
+      if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
+      const l = of(r);
+      if (l.length > 0) lists.push(l);
+    }
+    if (lists.length <= 1) return lists[0] ?? [];
+    return [...new Set(lists.flat())].sort(compareUtf8);
+  }
+}
+
+/** Merges two label-sorted lists; a series in both gets the parts of both, `a`'s first. */
+function mergeSorted(a: PlannedSeries[], b: PlannedSeries[], compare: (x: readonly string[], y: readonly string[]) => number): PlannedSeries[] {
+  const out: PlannedSeries[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = compare(a[i]!.labels, b[j]!.labels);
+    if (c < 0) out.push(a[i++]!);
+    else if (c > 0) out.push(b[j++]!);
+    else {
+      out.push({ labels: a[i]!.labels, parts: [...a[i]!.parts, ...b[j]!.parts] });
+      i++;
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
