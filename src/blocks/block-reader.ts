@@ -76,6 +76,16 @@ export class BlockReader {
 
   /** Opens the block in `dir`; throws a BlockFormatError naming the bad file otherwise. */
   static open(dir: string): BlockReader {
+    return BlockReader.assemble(dir, (path) => BlockIndexReader.open(path));
+  }
+
+  /** open() that pauses where `tick` asks while it walks the index (see BlockIndexReader.openAsync). */
+  static async openAsync(dir: string, tick: (work: number) => Promise<void> | undefined): Promise<BlockReader> {
+    const index = await BlockIndexReader.openAsync(join(dir, 'index'), tick);
+    return BlockReader.assemble(dir, () => index);
+  }
+
+  private static assemble(dir: string, openIndex: (path: string) => BlockIndexReader): BlockReader {
     const metaPath = join(dir, 'meta.json');
     let metaText: Buffer;
     try {
@@ -88,7 +98,7 @@ export class BlockReader {
     const chunks = BlockChunkReader.open(join(dir, 'chunks'));
     let index: BlockIndexReader;
     try {
-      index = BlockIndexReader.open(join(dir, 'index'));
+      index = openIndex(join(dir, 'index'));
     } catch (err) {
       chunks.close();
       throw err;

@@ -1,5 +1,6 @@
+import { Yielder } from '../background/yielder.js';
 import { threadCodec } from '../codec/index.js';
-import { compareLabels } from '../head/series.js';
+import { compareLabels } from '../index/utf8-order.js';
 import type { BlockReader } from './block-reader.js';
 import { ENC_XOR, type BlockChunk, type BlockMeta, type BlockSeriesInput } from './types.js';
 
@@ -100,16 +101,19 @@ export function compactedMeta(parents: readonly BlockMeta[]): { minTime: number;
   };
 }
 
-/** Every label name and value of the blocks: the symbols of the merged index. */
-export function symbolsOf(blocks: readonly BlockReader[]): Set<string> {
-  const out = new Set<string>();
+/** Every label name and value of the blocks (the symbols of the merged index), in the background. */
+export async function* symbolsOf(blocks: readonly BlockReader[]): AsyncGenerator<string> {
+  const y = new Yielder();
   for (const b of blocks) {
     for (const name of b.index.labelNames()) {
-      out.add(name);
-      for (const v of b.index.labelValues(name)) out.add(v);
+      yield name;
+      for (const v of b.index.labelValues(name)) {
+        yield v;
+        const pause = y.tick();
+        if (pause !== undefined) await pause;
+      }
     }
   }
-  return out;
 }
 
 /** A block's series in label order, labels and chunk metas decoded one at a time. */

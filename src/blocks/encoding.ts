@@ -327,35 +327,6 @@ export class BufferedFile {
   }
 }
 
-/**
- * Yields to the event loop (setImmediate) when more than `budgetMs` passed
- * since the last yield. Call {@link tick} often; it reads the clock every
- * `every` calls only.
- */
-export class Yielder {
-  private last = performance.now();
-  private count = 0;
-
-  constructor(
-    private readonly budgetMs = 4,
-    private readonly every = 256,
-  ) {}
-
-  /** Counts `n` units of work; resolves after a yield when the budget is spent. */
-  tick(n = 1): Promise<void> | undefined {
-    this.count += n;
-    if (this.count < this.every) return undefined;
-    this.count = 0;
-    if (performance.now() - this.last < this.budgetMs) return undefined;
-    return this.yieldNow();
-  }
-
-  async yieldNow(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    this.last = performance.now();
-  }
-}
-
 /** fsyncs a directory, making the creation, deletion or renaming of its entries durable. */
 export async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');

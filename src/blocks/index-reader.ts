@@ -128,6 +128,27 @@ function hex32(n: number): string {
  */
 const cur = { pos: 0, lim: 0 };
 
+/** Entries a walk of a table covers between pauses (an async open pauses there when its budget is spent). */
+const WALK_STEP = 4096;
+
+/** Runs a walk to its end. */
+function drain<T>(walk: Generator<void, T>): T {
+  for (;;) {
+    const r = walk.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/** Runs a walk to its end, pausing where `tick` asks. */
+async function drainAsync<T>(walk: Generator<void, T>, tick: (work: number) => Promise<void> | undefined): Promise<T> {
+  for (;;) {
+    const r = walk.next();
+    if (r.done === true) return r.value;
+    const pause = tick(WALK_STEP);
+    if (pause !== undefined) await pause;
+  }
+}
+
 /**
  * Unsigned LEB128 varint (Go's binary.Uvarint) as a number; -1 when it runs
  * past `cur.lim`, is longer than 10 bytes or exceeds 2^53 - 1 (then
@@ -243,7 +264,7 @@ export class BlockIndexReader {
   /** Number of symbols. */
   private readonly symCount: number;
   /** Offsets (relative to symBase) of symbols 0, 32, 64, ... */
-  private readonly symSamples: Uint32Array;
+  private symSamples: Uint32Array = new Uint32Array(0);
   /** Offsets (relative to symBase) of every symbol, filled a group of 32 at a time; 0 = not yet. */
   private symOffsets: Uint32Array;
   /** Decoded symbols, by index; allocated on first lookup. */
@@ -256,12 +277,13 @@ export class BlockIndexReader {
   private seriesEnd: number;
 
   /** Label names in table order (sorted by UTF-8 bytes), "" included. */
-  private readonly nameList: NameEntries[];
-  private readonly names: Map<string, NameEntries>;
+  private nameList: NameEntries[] = [];
+  private names = new Map<string, NameEntries>();
 
   private constructor(
     readonly path: string,
     buf: Buffer,
+    walkNow = true,
   ) {
     this.buf = buf;
     this.size = buf.length;
@@ -285,7 +307,7 @@ export class BlockIndexReader {
     this.symEnd = sym.end;
     if (sym.end - sym.body < 4) this.fail(sym.body, 'symbol table too short for its symbol count');
     this.symCount = readU32BE(buf, sym.body);
-    this.symSamples = this.walkSymbols();
+    if (walkNow) this.symSamples = drain(this.walkSymbols());
     this.symOffsets = new Uint32Array(0);
 
     // Series section: from its TOC entry to the next section present.
@@ -301,13 +323,29 @@ export class BlockIndexReader {
     this.seriesEnd = seriesEnd;
 
     // Postings offset table.
-    this.nameList = this.walkPostingsTable();
-    this.names = new Map(this.nameList.map((e) => [e.name, e]));
+    if (walkNow) this.setNames(drain(this.walkPostingsTable()));
+  }
+
+  private setNames(list: NameEntries[]): void {
+    this.nameList = list;
+    this.names = new Map(list.map((e) => [e.name, e]));
   }
 
   /** Maps and checks the index file at `path`. */
   static open(path: string): BlockIndexReader {
     return new BlockIndexReader(path, mapReadOnly(path));
+  }
+
+  /**
+   * open() for a server at work: the walks over the symbol table and the
+   * postings offset table (the part of opening that grows with the index)
+   * pause whenever `tick` says so.
+   */
+  static async openAsync(path: string, tick: (work: number) => Promise<void> | undefined): Promise<BlockIndexReader> {
+    const r = new BlockIndexReader(path, mapReadOnly(path), false);
+    r.symSamples = await drainAsync(r.walkSymbols(), tick);
+    r.setNames(await drainAsync(r.walkPostingsTable(), tick));
+    return r;
   }
 
   /** Drops the map; arrays and strings handed out stay valid. */
@@ -556,7 +594,7 @@ export class BlockIndexReader {
   }
 
   /** Checks every symbol's length and keeps every 32nd offset (relative to symBase). */
-  private walkSymbols(): Uint32Array {
+  private *walkSymbols(): Generator<void, Uint32Array> {
     const b = this.buf;
     const base = this.symBase;
     const count = this.symCount;
@@ -564,6 +602,12 @@ export class BlockIndexReader {
     cur.pos = base + 4;
     cur.lim = this.symEnd;
     for (let i = 0; i < count; i++) {
+      if ((i & (WALK_STEP - 1)) === WALK_STEP - 1) {
+        const pos = cur.pos;
+        yield;
+        cur.pos = pos;
+        cur.lim = this.symEnd;
+      }
       if ((i & (SAMPLE_EVERY - 1)) === 0) samples[i >>> SAMPLE_SHIFT] = cur.pos - base;
       const at = cur.pos;
       const len = uvarint(b);
@@ -585,7 +629,7 @@ export class BlockIndexReader {
    * entry has two keys, that names come in one run each and that offsets
    * lie in the file.
    */
-  private walkPostingsTable(): NameEntries[] {
+  private *walkPostingsTable(): Generator<void, NameEntries[]> {
     const b = this.buf;
     const { body, end } = this.section(this.toc.postingsTable, 'postings offset table');
     if (end - body < 4) this.fail(body, 'postings offset table too short for its entry count');
@@ -603,6 +647,12 @@ export class BlockIndexReader {
     cur.pos = body + 4;
     cur.lim = end;
     for (let i = 0; i < count; i++) {
+      if ((i & (WALK_STEP - 1)) === WALK_STEP - 1) {
+        const pos = cur.pos;
+        yield;
+        cur.pos = pos;
+        cur.lim = end;
+      }
       const at = cur.pos;
       const keys = uvarint(b);
       if (keys !== 2) this.fail(at, keys < 0 ? `postings offset table entry ${i} of ${count} is truncated` : `postings offset table entry ${i} has ${keys} keys, want 2`);

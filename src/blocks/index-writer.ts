@@ -16,8 +16,9 @@
  * loop every few milliseconds. Format: docs/format/block.md.
  */
 import { crc32c } from '@node-rs/crc32';
-import { compareUtf8, hasSurrogate } from '../index/utf8-order.js';
-import { BufferedFile, ByteBuffer, putBE32, putBE64, uvarintSize, Yielder } from './encoding.js';
+import { compareLabels, compareUtf8, hasSurrogate } from '../index/utf8-order.js';
+import { BufferedFile, ByteBuffer, putBE32, putBE64, uvarintSize } from './encoding.js';
+import { Yielder, sortYielding } from '../background/yielder.js';
 
 export const INDEX_MAGIC = 0xbaaad700;
 export const INDEX_FORMAT_V2 = 2;
@@ -86,16 +87,6 @@ function describeLabels(labels: readonly string[]): string {
   return `{${parts.join(', ')}}`;
 }
 
-/** labels.Compare on flat [name, value, ...] arrays: pairwise by bytes, then shorter first. */
-export function compareLabelSets(a: readonly string[], b: readonly string[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y) return compareUtf8(x, y);
-  }
-  return a.length - b.length;
-}
 
 /** Whether `s` holds a lone UTF-16 surrogate (which has no UTF-8 form). */
 function hasLoneSurrogate(s: string): boolean {
@@ -112,48 +103,6 @@ function hasLoneSurrogate(s: string): boolean {
     return true;
   }
   return false;
-}
-
-/**
- * Sorts distinct strings by UTF-8 bytes in runs merged bottom-up, yielding
- * between steps so that a million symbols never block the event loop long.
- */
-async function sortUtf8Yielding(strings: string[], surrogates: boolean, y: Yielder): Promise<string[]> {
-  const RUN = 8192;
-  const before = surrogates ? (a: string, b: string) => compareUtf8(a, b) <= 0 : (a: string, b: string) => a <= b;
-  let runs: string[][] = [];
-  for (let i = 0; i < strings.length; i += RUN) {
-    const run = strings.slice(i, i + RUN);
-    if (surrogates) run.sort(compareUtf8);
-    else run.sort();
-    runs.push(run);
-    await y.tick(RUN);
-  }
-  while (runs.length > 1) {
-    const next: string[][] = [];
-    for (let r = 0; r < runs.length; r += 2) {
-      const a = runs[r]!;
-      const b = runs[r + 1];
-      if (b === undefined) {
-        next.push(a);
-        continue;
-      }
-      const out = new Array<string>(a.length + b.length);
-      let i = 0;
-      let j = 0;
-      let k = 0;
-      while (i < a.length && j < b.length) {
-        out[k++] = before(a[i]!, b[j]!) ? a[i++]! : b[j++]!;
-        if ((k & 4095) === 0) await y.tick(4096);
-      }
-      while (i < a.length) out[k++] = a[i++]!;
-      while (j < b.length) out[k++] = b[j++]!;
-      next.push(out);
-      await y.tick(a.length + b.length);
-    }
-    runs = next;
-  }
-  return runs[0] ?? [];
 }
 
 export class IndexWriter {
@@ -244,7 +193,7 @@ export class IndexWriter {
         await y.tick();
       }
     }
-    const sorted = await sortUtf8Yielding([...distinct], surrogates, y);
+    const sorted = await sortYielding([...distinct], surrogates ? compareUtf8 : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0), y);
     distinct.clear();
     await this.writeSymbols(sorted);
   }
@@ -296,7 +245,7 @@ export class IndexWriter {
     if (chunks.length !== refs.length) {
       throw new Error(`${this.path}: ${chunks.length} chunks but ${refs.length} chunk references for ${describeLabels(labels)}`);
     }
-    if (this.numSeries > 0 && compareLabelSets(labels, this.lastLabels) <= 0) {
+    if (this.numSeries > 0 && compareLabels(labels, this.lastLabels) <= 0) {
       throw new Error(
         `${this.path}: out-of-order series ${describeLabels(labels)} after ${describeLabels(this.lastLabels)} ` +
           '(series must be added sorted by label set, names and values compared by UTF-8 bytes)',

@@ -42,7 +42,7 @@ export async function compactBlocks(o: CompactBlocksOptions): Promise<void> {
         series: mergeBlockSeries(readers),
         ...(o.thanosLabels !== undefined ? { thanos: { labels: o.thanosLabels, source: 'receive' } } : {}),
       });
-      if (meta !== undefined) o.blocks.add(meta.ulid);
+      if (meta !== undefined) await o.blocks.add(meta.ulid);
       o.log.info({ block: meta?.ulid, parents: plan, level: m.level, minTime: m.minTime, maxTime: m.maxTime, ms: Date.now() - started }, 'blocks compacted');
     } catch (err) {
       for (const u of plan) o.failed.add(u);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { BlockReader, listBlockDirs } from '../blocks/block-reader.js';
 import { TMP_FOR_DELETION_SUFFIX, removeTmpBlockDirs } from '../blocks/block-writer.js';
 import type { BlockMeta } from '../blocks/types.js';
+import { Yielder } from '../background/yielder.js';
 import { BlockSeriesReader } from '../query/block-series.js';
 import type { DbLog } from './options.js';
 
@@ -78,9 +79,10 @@ export class BlockSet {
     return end;
   }
 
-  /** Opens the complete block `ulid` of this directory and adds it. */
-  add(ulid: string): BlockSeriesReader {
-    const r = new BlockSeriesReader(BlockReader.open(join(this.dir, ulid)));
+  /** Opens the complete block `ulid` of this directory (in steps, for a server at work) and adds it. */
+  async add(ulid: string): Promise<BlockSeriesReader> {
+    const y = new Yielder();
+    const r = new BlockSeriesReader(await BlockReader.openAsync(join(this.dir, ulid), (n) => y.tick(n)));
     this.list.push(r);
     this.sort();
     return r;

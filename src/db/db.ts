@@ -86,6 +86,8 @@ export class Db {
   private headMinT = Infinity;
   private headMaxT = -Infinity;
   private headMinTDirty = false;
+  /** Oldest sample appended since the head truncation in progress began. */
+  private appendedMinT = Infinity;
   /** Samples older than this are refused: blocks hold (or are about to hold) that time. */
   private floor = -Infinity;
   private walFirstSegment = 0;
@@ -229,6 +231,7 @@ export class Db {
     c.seriesCreated += result.created;
     if (result.appended > 0) {
       if (result.minT < this.headMinT) this.headMinT = result.minT;
+      if (result.minT < this.appendedMinT) this.appendedMinT = result.minT;
       if (result.maxT > this.headMaxT) this.headMaxT = result.maxT;
       this.advanceFloor();
     }
@@ -486,7 +489,7 @@ export class Db {
       blocksDir: this.blocks.dir, minTime, end, thanosLabels: this.opts.blockLabels,
     });
     if (meta !== undefined) {
-      this.blocks.add(meta.ulid);
+      await this.blocks.add(meta.ulid);
       this.counters.headBlocks++;
       this.log.info({
         block: meta.ulid, minTime: meta.minTime, maxTime: meta.maxTime, series: meta.stats.numSeries,
@@ -500,8 +503,12 @@ export class Db {
     if (!(await this.reads.drained(epoch, READ_DRAIN_TIMEOUT_MS))) {
       this.log.warn({ end }, 'reads begun before the new block still run; the head lets go of its data anyway');
     }
-    const dropped = await truncateHead(this.head, this.chunks, end);
-    this.headMinTDirty = true;
+    // Appends go on during the truncation (all newer than `end`): the head's
+    // new oldest is the truncation's, or an append's.
+    this.appendedMinT = Infinity;
+    const { dropped, minTime: oldest } = await truncateHead(this.head, this.chunks, end);
+    this.headMinT = Math.min(oldest, this.appendedMinT);
+    this.headMinTDirty = false;
     this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
     if (this.opts.compaction !== false) this.enqueue(() => this.compactBlocks());
     this.scheduleHeadCompaction();

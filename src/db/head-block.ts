@@ -2,11 +2,12 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { writeBlock } from '../blocks/block-writer.js';
 import { ENC_XOR, type BlockMeta, type BlockSeriesInput } from '../blocks/types.js';
 import type { Head } from '../head/head.js';
-import { compareLabels, compareLabelsNative } from '../head/series.js';
+import { compareLabels, compareLabelsNative } from '../index/utf8-order.js';
+import { Yielder, sortYielding } from '../background/yielder.js';
 
-/** Long passes over every series give the event loop a turn this often. */
-const YIELD_EVERY_SERIES = 20_000;
-const yieldToEventLoop = (): Promise<void> => new Promise((done) => setImmediate(done));
+
+/** Chunks cut before they are handed to the chunk files: a few milliseconds of work. */
+const CUTS_PER_STORE = 1024;
 
 export interface HeadBlockOptions {
   head: Head;
@@ -31,21 +32,19 @@ export interface HeadBlockOptions {
  */
 export async function writeHeadBlock(o: HeadBlockOptions): Promise<BlockMeta | undefined> {
   const { head, files, end } = o;
-  let visited = 0;
+  const y = new Yielder();
+  let cuts = 0;
   for (const s of head.all()) {
     const open = head.openChunk(s);
-    if (open !== undefined && open.minT < end) head.cutOpen(s);
-    if (++visited % YIELD_EVERY_SERIES === 0) {
-      o.storeCuts();
-      await yieldToEventLoop();
-    }
+    if (open !== undefined && open.minT < end && head.cutOpen(s) && ++cuts % CUTS_PER_STORE === 0) o.storeCuts();
+    const pause = y.tick();
+    if (pause !== undefined) await pause;
   }
   o.storeCuts();
 
   // The series with chunks in the range and those chunks' [ref, minT, maxT].
   const picked: Array<{ labels: readonly string[]; refs: number[] }> = [];
   const symbols = new Set<string>();
-  visited = 0;
   for (const s of head.all()) {
     const c = s.chunks;
     let n = 0;
@@ -54,11 +53,12 @@ export async function writeHeadBlock(o: HeadBlockOptions): Promise<BlockMeta | u
       picked.push({ labels: s.labels, refs: c.slice(0, n) });
       for (const l of s.labels) symbols.add(l);
     }
-    if (++visited % YIELD_EVERY_SERIES === 0) await yieldToEventLoop();
+    const pause = y.tick();
+    if (pause !== undefined) await pause;
   }
   if (picked.length === 0) return undefined;
   const compare = head.index.hasSurrogates() ? compareLabels : compareLabelsNative;
-  picked.sort((a, b) => compare(a.labels, b.labels));
+  await sortYielding(picked, (a, b) => compare(a.labels, b.labels), y);
 
   function* series(): Generator<BlockSeriesInput> {
     for (const p of picked) {
@@ -83,11 +83,13 @@ export async function writeHeadBlock(o: HeadBlockOptions): Promise<BlockMeta | u
  * Lets go of the head's data older than `end` once a block holds it:
  * chunks before `end` leave their series' lists, series left with nothing
  * leave the head and the index, and head chunk files holding only older
- * chunks are deleted. Returns how many series left.
+ * chunks are deleted. Returns how many series left, and the oldest sample
+ * time of the series visited (Infinity when none holds any).
  */
-export async function truncateHead(head: Head, files: ChunkSegments, end: number): Promise<number> {
+export async function truncateHead(head: Head, files: ChunkSegments, end: number): Promise<{ dropped: number; minTime: number }> {
   const drop: number[] = [];
-  let visited = 0;
+  const y = new Yielder();
+  let minTime = Infinity;
   for (const s of head.all()) {
     const c = s.chunks;
     if (c.length > 0 && c[1]! < end) {
@@ -95,15 +97,18 @@ export async function truncateHead(head: Head, files: ChunkSegments, end: number
       while (n < c.length && c[n + 1]! < end) n += 3;
       s.chunks = c.slice(n);
     }
-    if (s.chunks.length === 0 && head.openChunk(s) === undefined) drop.push(s.id);
-    if (++visited % YIELD_EVERY_SERIES === 0) await yieldToEventLoop();
+    const oldest = head.oldest(s);
+    if (oldest === undefined) drop.push(s.id);
+    else if (oldest < minTime) minTime = oldest;
+    const pause = y.tick();
+    if (pause !== undefined) await pause;
   }
   // Appends went on during the yields: drop only series still empty now.
   const empty = drop.filter((id) => {
     const s = head.get(id);
     return s !== undefined && s.chunks.length === 0 && head.openChunk(s) === undefined;
   });
-  head.drop(Uint32Array.from(empty));
+  await head.dropAsync(Uint32Array.from(empty), (n) => y.tick(n));
   files.deleteEndingBefore(end);
-  return empty.length;
+  return { dropped: empty.length, minTime };
 }

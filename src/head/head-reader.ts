@@ -1,9 +1,10 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import type { LabelMatcher } from '../index/types.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
-import type { ByteArena } from './byte-arena.js';
+import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
-import { compareLabels, compareLabelsNative, compareUtf8, type Series } from './series.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../index/utf8-order.js';
+import type { Series } from './series.js';
 
 /** The head's time bounds, kept by the engine. */
 export interface HeadBounds {

@@ -3,7 +3,7 @@ import type { HeadWasm } from './head-wasm.js';
 import { viewAppendBatch } from './append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
-import type { ByteArena } from './byte-arena.js';
+import type { ByteArena } from '../query/byte-arena.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -271,6 +271,22 @@ export class Head {
       this.live--;
     }
     this.index.delete(ids);
+  }
+
+  /**
+   * drop() in the background: the series leave the head at once (reads
+   * and appends no longer find them), then the index lets go of them in
+   * steps, calling `tick` as it goes.
+   */
+  async dropAsync(ids: Uint32Array, tick: (work: number) => Promise<void> | undefined): Promise<void> {
+    if (ids.length === 0) return;
+    for (const id of ids) {
+      if (this.byId[id] === undefined) continue;
+      this.wasm.headDropSeries(id);
+      this.byId[id] = undefined;
+      this.live--;
+    }
+    await this.index.deleteAsync(ids, tick);
   }
 
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {

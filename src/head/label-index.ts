@@ -12,6 +12,8 @@ export interface LabelIndex {
   add(id: number, labels: string[]): void;
   /** Removes these series (sorted ids). */
   delete(ids: Uint32Array): void;
+  /** delete() in steps, calling `tick` as it goes (it returns a promise to pause on). */
+  deleteAsync(ids: Uint32Array, tick: (work: number) => Promise<void> | undefined): Promise<void>;
   /** Ids of the series matching every matcher, ascending. */
   select(matchers: readonly LabelMatcher[]): Uint32Array;
   labelNames(): string[];

@@ -113,6 +113,41 @@ export class PostingsIndex {
     }
   }
 
+  /**
+   * delete() in the background: the same work, with `tick` called as it
+   * goes (it returns a promise when the caller wants the event loop back).
+   * Adds and reads may run in the pauses: each value's list is filtered
+   * whole, and a name's emptied values are dropped in one step, so the
+   * index is consistent at every pause (ids being deleted may still be
+   * listed until their list's turn: readers skip ids with no series).
+   */
+  async deleteAsync(ids: Uint32Array, tick: (work: number) => Promise<void> | undefined): Promise<void> {
+    if (ids.length === 0) return;
+    const gone = new DeletedIds(ids);
+    this.lists.filter(this.allList, gone);
+    for (const [name, dict] of this.dicts) {
+      let emptied = 0;
+      for (let v = 0; v < dict.size; v++) {
+        if (this.lists.filter(dict.list(v), gone) === 0) emptied++;
+        if ((v & 255) === 255) {
+          const pause = tick(256);
+          if (pause !== undefined) await pause;
+        }
+      }
+      await tick(dict.size & 255);
+      if (emptied === 0) continue;
+      const left = dict.retain((list) => {
+        if (this.lists.length(list) > 0) return true;
+        this.lists.drop(list);
+        return false;
+      });
+      if (left === 0) {
+        this.dicts.delete(name);
+        this.sortedNames = undefined;
+      }
+    }
+  }
+
   /** Label names with at least one series, sorted by UTF-8 bytes. A new array. */
   labelNames(): string[] {
     this.sortedNames ??= [...this.dicts.keys()].sort(compareUtf8);

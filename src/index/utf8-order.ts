@@ -17,6 +17,31 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Orders label sets ([name, value, ...]) as Prometheus' labels.Compare: pairwise by name, then value, by UTF-8 bytes; a prefix first. */
+export function compareLabels(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return compareUtf8(x, y);
+  }
+  return a.length - b.length;
+}
+
+/**
+ * compareLabels for label sets known to hold no surrogates, where
+ * JavaScript's native string order is UTF-8 byte order: several times faster.
+ */
+export function compareLabelsNative(a: readonly string[], b: readonly string[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
 /** Surrogates (D800..DFFF) after E000..FFFF, keeping each range's own order. */
 function fix(c: number): number {
   return c >= 0xe000 ? c - 0x800 : c + 0x2000;

@@ -66,6 +66,16 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}head_series`, 'Series in the head.', 'gauge', fromDb((db) => one(db.seriesCount)));
     registerSampled(r, `${PREFIX}wal_storage_size_bytes`, 'Bytes of the write-ahead log on disk.', 'gauge', fromDb((db) => one(db.diskBytes().wal)));
     registerSampled(r, `${PREFIX}head_chunks_storage_size_bytes`, 'Bytes of the memory-mapped head chunk files on disk.', 'gauge', fromDb((db) => one(db.diskBytes().chunks)));
+    registerSampled(r, `${PREFIX}blocks_loaded`, 'Blocks on disk, open for reading.', 'gauge', fromDb((db) => one(db.blockCount)));
+    registerSampled(r, `${PREFIX}blocks_storage_size_bytes`, 'Bytes of the blocks on disk.', 'gauge', fromDb((db) => one(db.diskBytes().blocks)));
+    registerSampled(r, `${PREFIX}head_min_time_seconds`, 'Oldest sample time in the head (Unix seconds).', 'gauge', fromDb((db) => one(Number.isFinite(db.headMinTime) ? db.headMinTime / 1000 : NaN)));
+    registerSampled(r, `${PREFIX}head_blocks_written_total`, 'Blocks cut from the head since start.', 'counter', fromDb((db) => one(db.counters.headBlocks)));
+    registerSampled(r, `${PREFIX}compactions_total`, 'Block compactions done since start.', 'counter', fromDb((db) => one(db.counters.compactions)));
+    registerSampled(r, `${PREFIX}compactions_failed_total`, 'Block compactions that failed since start.', 'counter', fromDb((db) => one(db.counters.compactionFailures)));
+    registerSampled(r, `${PREFIX}blocks_deleted_total`, 'Blocks deleted by retention since start, by reason (time, size).', 'counter', fromDb((db) => [
+      { labels: { reason: 'time' }, value: db.counters.blocksDeletedByTime },
+      { labels: { reason: 'size' }, value: db.counters.blocksDeletedBySize },
+    ]));
 
     registerSampled(r, `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status (499: the client went away first).', 'counter', () => this.http.counts());
     registerSampled(r, `${PREFIX}http_request_duration_seconds`, 'Seconds from a request\'s arrival to its answer, by route pattern and method.', 'histogram', () => this.http.histogram(`${PREFIX}http_request_duration_seconds`));

@@ -1,13 +1,16 @@
 import type { BlockReader } from '../blocks/block-reader.js';
 import { ENC_XOR } from '../blocks/types.js';
-import type { ByteArena } from '../head/byte-arena.js';
+import type { ByteArena } from './byte-arena.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import { selectPostings } from '../index/select.js';
 import { PostingsAlgebra } from '../index/set-ops.js';
+import { Lru } from '../index/lru.js';
 import { BlockPostingsIndex } from './block-postings.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from './types.js';
 
 let algebra: PostingsAlgebra | undefined;
+/** Value lists kept per block. */
+const VALUE_LISTS_KEPT = 16;
 
 /**
  * One block as a reader: series selected through its postings (same
@@ -21,6 +24,8 @@ let algebra: PostingsAlgebra | undefined;
 export class BlockSeriesReader implements SeriesReader {
   private readonly postings: BlockPostingsIndex;
   private readonly scratch = { labels: [] as string[], chunks: [] as number[] };
+  /** A block never changes: the values of the names asked for are kept (Grafana asks the same ones every refresh). */
+  private readonly values = new Lru<string, string[]>(VALUE_LISTS_KEPT);
 
   constructor(readonly block: BlockReader) {
     this.postings = new BlockPostingsIndex(block.index);
@@ -98,8 +103,10 @@ export class BlockSeriesReader implements SeriesReader {
     const index = this.block.index;
     const whole = this.covers(minT, maxT);
     if (matchers.length === 0) {
-      if (whole) return index.labelValues(name);
-      return index.labelValues(name).filter((v) => this.anyInRange(index.postings(name, v), minT, maxT));
+      let all = this.values.get(name);
+      if (all === undefined) this.values.set(name, (all = index.labelValues(name)));
+      if (whole) return all.slice();
+      return all.filter((v) => this.anyInRange(index.postings(name, v), minT, maxT));
     }
     const values = new Set<string>();
     const scratch = this.scratch;

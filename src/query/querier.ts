@@ -1,5 +1,5 @@
-import { ByteArena } from '../head/byte-arena.js';
-import { compareLabels, compareLabelsNative } from '../head/series.js';
+import { ByteArena } from './byte-arena.js';
+import { compareLabels, compareLabelsNative } from '../index/utf8-order.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import type { PlannedSeries, SelectOptions, SelectedSeries, SeriesReader, StoredChunk } from './types.js';
 

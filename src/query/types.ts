@@ -1,4 +1,4 @@
-import type { ByteArena } from '../head/byte-arena.js';
+import type { ByteArena } from './byte-arena.js';
 import type { LabelMatcher } from '../index/types.js';
 
 /** A chunk as stored: raw bytes in their encoding, never re-encoded. */

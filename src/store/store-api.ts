@@ -2,7 +2,7 @@ import type { Db } from '../db/db.js';
 import type { PlannedSeries, SelectedSeries } from '../query/types.js';
 import type { Querier } from '../query/querier.js';
 import type { HeadWasm } from '../head/head-wasm.js';
-import { compareLabels, compareLabelsNative } from '../head/series.js';
+import { compareLabels, compareLabelsNative } from '../index/utf8-order.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import { StoreType } from '../gen/thanos/store/rpc.js';
 import type {
@@ -16,7 +16,7 @@ import { invalidArgument, limitExceeded } from './errors.js';
 import { encodeSeriesFrames } from './series-frames.js';
 import { ShardFilter } from './shard.js';
 import type { SeriesSink } from './series-sink.js';
-import { ByteArena } from '../head/byte-arena.js';
+import { ByteArena } from '../query/byte-arena.js';
 
 /** A series to answer: its labels as answered, and its chunks, or the planned series to read them from. */
 interface Planned {
