@@ -5,7 +5,8 @@
  * nothing here uses bit operators on values that may pass 32 bits.
  * Format: docs/format/block.md.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import { readVarint, varintSize, writeVarint, type VarintRead } from '../records/varint.js';
 
@@ -325,6 +326,29 @@ export class BufferedFile {
     this.out.reset();
     if (handle !== undefined) await handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * Writes a small file whole and durably: to `<name>.tmp`, fsynced, renamed
+ * over `<name>`, then the directory fsynced. Returns the bytes written.
+ */
+export async function writeFileDurably(dir: string, name: string, bytes: Uint8Array): Promise<number> {
+  const path = join(dir, name);
+  const tmp = `${path}.tmp`;
+  try {
+    const handle = await open(tmp, 'w', 0o666);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  await syncDir(dir);
+  return bytes.length;
 }
 
 /** fsyncs a directory, making the creation, deletion or renaming of its entries durable. */

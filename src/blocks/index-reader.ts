@@ -14,6 +14,7 @@
  * Every failure throws a {@link BlockFormatError} that names the file, the
  * byte offset and the problem.
  */
+import type { IndexToc } from './index-writer.js';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32c } from '@node-rs/crc32';
@@ -239,14 +240,7 @@ interface NameEntries {
 }
 
 /** Table of contents: absolute offsets of the sections, 0 when absent. */
-interface Toc {
-  symbols: number;
-  series: number;
-  labelIndices: number;
-  labelIndicesTable: number;
-  postings: number;
-  postingsTable: number;
-}
+type Toc = IndexToc;
 
 export class BlockIndexReader {
   /** Size of the index file in bytes. */

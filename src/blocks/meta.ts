@@ -7,10 +7,10 @@
  * Fields keep Go's order and Go's `omitempty` rules. Format:
  * docs/format/block.md.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareUtf8 } from '../index/utf8-order.js';
-import { syncDir } from './encoding.js';
+import { writeFileDurably } from './encoding.js';
 import type { BlockCompaction, BlockMeta, ThanosMeta } from './types.js';
 import { isUlid } from './ulid.js';
 
@@ -135,23 +135,7 @@ function goJson(v: Json, indent: string): string {
  * over `meta.json`, then the directory fsynced. Returns the bytes written.
  */
 export async function writeMetaFile(dir: string, meta: BlockMeta): Promise<number> {
-  const bytes = Buffer.from(encodeMeta(meta), 'utf8');
-  const path = join(dir, META_FILENAME);
-  const tmp = `${path}.tmp`;
-  try {
-    const handle = await open(tmp, 'w', 0o666);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } finally {
-    await rm(tmp, { force: true });
-  }
-  await syncDir(dir);
-  return bytes.length;
+  return writeFileDurably(dir, META_FILENAME, Buffer.from(encodeMeta(meta), 'utf8'));
 }
 
 class MetaError extends Error {

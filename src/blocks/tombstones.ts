@@ -8,10 +8,9 @@
  * The CRC covers the stones only, not the version byte. An empty file is
  * the 9 bytes `01 30 BA 30 01 00 00 00 00`. Format: docs/format/block.md.
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { crc32c } from '@node-rs/crc32';
-import { putBE32, readBE32, syncDir } from './encoding.js';
+import { putBE32, readBE32, writeFileDurably } from './encoding.js';
 
 export const TOMBSTONES_FILENAME = 'tombstones';
 export const TOMBSTONES_MAGIC = 0x0130ba30;
@@ -41,22 +40,7 @@ export async function writeEmptyTombstones(dir: string): Promise<number> {
   putBE32(bytes, 0, TOMBSTONES_MAGIC);
   bytes[4] = TOMBSTONES_FORMAT_V1;
   putBE32(bytes, 5, crc32c(new Uint8Array(0)) >>> 0);
-  const path = join(dir, TOMBSTONES_FILENAME);
-  const tmp = `${path}.tmp`;
-  try {
-    const handle = await open(tmp, 'w', 0o666);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } finally {
-    await rm(tmp, { force: true });
-  }
-  await syncDir(dir);
-  return bytes.length;
+  return writeFileDurably(dir, TOMBSTONES_FILENAME, bytes);
 }
 
 /**

@@ -264,12 +264,7 @@ export class Head {
   /** Removes series (ascending ids) from the head and the index. */
   drop(ids: Uint32Array): void {
     if (ids.length === 0) return;
-    for (const id of ids) {
-      if (this.byId[id] === undefined) continue;
-      this.wasm.headDropSeries(id);
-      this.byId[id] = undefined;
-      this.live--;
-    }
+    this.release(ids);
     this.index.delete(ids);
   }
 
@@ -280,13 +275,18 @@ export class Head {
    */
   async dropAsync(ids: Uint32Array, tick: (work: number) => Promise<void> | undefined): Promise<void> {
     if (ids.length === 0) return;
+    this.release(ids);
+    await this.index.deleteAsync(ids, tick);
+  }
+
+  /** Frees the series' slots: reads and appends no longer find them. */
+  private release(ids: Uint32Array): void {
     for (const id of ids) {
       if (this.byId[id] === undefined) continue;
       this.wasm.headDropSeries(id);
       this.byId[id] = undefined;
       this.live--;
     }
-    await this.index.deleteAsync(ids, tick);
   }
 
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {

@@ -77,14 +77,4 @@ export function promtoolCreateBlocks(series: readonly OmSeries[], workDir: strin
   }
 }
 
-/** A seeded PRNG (mulberry32) in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng as prng } from '../support/series.js';
