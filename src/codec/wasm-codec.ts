@@ -1,7 +1,7 @@
 import { chunkFull } from './errors.js';
 import { wasmDecodeError } from './decode-errors.js';
 import type { Samples, XorCodec } from './types.js';
-import { WasmBlock, WasmMemory, copyIn, copyOut } from './wasm-memory.js';
+import { WasmBlock, WasmMemory, copyIn } from './wasm-memory.js';
 import {
   APPENDER_SIZE, ITERATOR_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES,
   instantiateStrataWasm, type StrataWasm,

@@ -1,24 +1,24 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { compressSync, uncompressSync } from 'snappy';
-import { ChunkSegments } from '../chunks/chunk-segments.js';
-import { threadCodec } from '../codec/index.js';
+import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { Head } from '../head/head.js';
 import type { HeadAppendStats } from '../head/head.js';
 import { HeadReader } from '../head/head-reader.js';
 import { storeUnavailable } from '../head/errors.js';
-import type { Series } from '../head/series.js';
 import { PostingsIndex } from '../index/postings-index.js';
 import { Querier } from '../query/querier.js';
-import { Wal } from '../wal/index.js';
-import { BlockSet } from './block-set.js';
+import type { Wal } from '../wal/index.js';
+import type { BlockSet } from './block-set.js';
 import { compactBlocks } from './block-compaction.js';
 import { lockDataDir } from './dir-lock.js';
-import { truncateHead, writeHeadBlock } from './head-block.js';
+import { writeHeadBlock } from './head-block.js';
+import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chunks.js';
+import { checkpointBefore } from './checkpoint.js';
+import { recover } from './recovery.js';
+import { blocksPastRetention, type RetentionPlan } from './retention.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
 import { ReadTracker } from './read-tracker.js';
-import { RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder, readSeriesRecord } from './wal-records.js';
+import { RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -48,12 +48,8 @@ export interface RetentionResult {
   deletedBlocks: number;
 }
 
-const CHECKPOINT_SERIES_PER_RECORD = 10_000;
-/** Long passes over every series give the event loop a turn this often. */
-const YIELD_EVERY_SERIES = 20_000;
 /** How long the head waits for reads begun before a block existed before letting go of the block's data. */
 const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
-const yieldToEventLoop = (): Promise<void> => new Promise((done) => setImmediate(done));
 
 /**
  * The storage engine: a head of the last hours (open chunks in module
@@ -126,7 +122,14 @@ export class Db {
     mkdirSync(opts.dataDir, { recursive: true });
     db.unlock = lockDataDir(opts.dataDir);
     try {
-      await db.recover();
+      const r = await recover(opts, db.head, db.log);
+      db.blocks = r.blocks;
+      db.chunks = r.chunks;
+      db.wal = r.wal;
+      db.walFirstSegment = r.walFirstSegment;
+      db.floor = r.floor;
+      db.recomputeHeadTimes();
+      db.advanceFloor();
     } catch (err) {
       db.unlock();
       throw err;
@@ -250,24 +253,17 @@ export class Db {
     const none = { cutoff: -Infinity, deletedFiles: 0, droppedSeries: 0, deletedBlocks: 0 };
     if (this.maxTime === -Infinity || this.closed) return none;
     const cutoff = this.maxTime - this.retentionMs;
-    const doomed = this.blocksPastRetention(cutoff);
-    if (doomed.size > 0) this.enqueue(() => this.retainBlocks(cutoff));
+    const plan = this.retentionPlan(cutoff);
+    const doomed = plan.byTime.length + plan.bySize.length;
+    if (doomed > 0) this.enqueue(() => this.retainBlocks(cutoff));
     const gone = this.chunks.deleteEndingBefore(cutoff);
-    const drop: number[] = [];
-    for (const s of this.head.all()) {
-      // Chunks ending before the cutoff are gone for readers now; their bytes
-      // go when their whole file does.
-      if (s.chunks.length > 0 && s.chunks[2]! < cutoff) s.chunks = keepChunks(s.chunks, cutoff);
-      const open = this.head.openChunk(s);
-      if (open !== undefined && open.maxT < cutoff) this.head.dropOpen(s);
-      if (s.chunks.length === 0 && (open === undefined || open.maxT < cutoff)) drop.push(s.id);
-    }
+    const drop = expireChunks(this.head, cutoff);
     this.head.drop(Uint32Array.from(drop));
     if (gone.length > 0 || drop.length > 0) {
       this.headMinTDirty = true;
       this.log.info({ cutoff, deletedFiles: gone.length, droppedSeries: drop.length }, 'retention deleted old data');
     }
-    return { cutoff, deletedFiles: gone.length, droppedSeries: drop.length, deletedBlocks: doomed.size };
+    return { cutoff, deletedFiles: gone.length, droppedSeries: drop.length, deletedBlocks: doomed };
   }
 
   /**
@@ -330,104 +326,13 @@ export class Db {
 
   /** Cuts every open chunk into the chunk files, fsyncs them, and checkpoints the WAL past everything. */
   private async flushHead(): Promise<void> {
-    let visited = 0;
-    for (const s of this.head.all()) {
-      this.head.cutOpen(s);
-      if (++visited % YIELD_EVERY_SERIES === 0) this.storeCuts();
-    }
-    this.storeCuts();
-    await this.chunks.sync();
     const next = this.wal.roll();
-    await this.wal.checkpoint(next, this.checkpointRecords());
+    await checkpointBefore(this.head, this.chunks, this.wal, next, true);
     this.walFirstSegment = next;
   }
 
-  private async recover(): Promise<void> {
-    const dir = this.opts.dataDir;
-    mkdirSync(dir, { recursive: true });
-    const started = Date.now();
-    this.blocks = await BlockSet.open(join(dir, 'blocks'), this.log);
-    // The head holds nothing older than the newest block's end.
-    this.floor = this.blocks.end;
-    const floor = this.floor;
-    const pending = new Map<number, number[]>();
-    let inBlocks = 0;
-    this.chunks = ChunkSegments.open(
-      { dir: join(dir, 'chunks_head'), segmentBytes: this.opts.chunkSegmentBytes, log: this.log },
-      (id, ref, minT, maxT) => {
-        if (minT < floor) {
-          inBlocks++;
-          return;
-        }
-        let list = pending.get(id);
-        if (list === undefined) pending.set(id, (list = []));
-        list.push(ref, minT, maxT);
-      },
-    );
-    let firstSegment = Infinity;
-    let records = 0;
-    const onSeries = (id: number, bytes: Uint8Array): void => {
-      const s = this.head.createFromBytes(id, bytes);
-      if (s === undefined) return;
-      const chunks = pending.get(id);
-      if (chunks !== undefined) {
-        s.chunks = chunks;
-        pending.delete(id);
-        this.restoreNewest(s);
-      }
-    };
-    this.wal = await Wal.open(
-      { dir: join(dir, 'wal'), segmentBytes: this.opts.walSegmentBytes, fsyncIntervalMs: this.opts.walFsyncIntervalMs, log: this.log },
-      (type, payload, segment) => {
-        records++;
-        if (segment < firstSegment) firstSegment = segment;
-        if (type === RECORD_SERIES || type === RECORD_SERIES_SNAPPY) {
-          const plain = type === RECORD_SERIES ? payload : (uncompressSync(payload, { copyOutputData: true }) as Buffer);
-          if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
-        } else if (type === RECORD_SAMPLES) {
-          if (!this.head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
-          this.storeCuts();
-        }
-      },
-    );
-    this.walFirstSegment = Number.isFinite(firstSegment) ? firstSegment : this.wal.segment;
-    // Chunks of series no WAL record names belong to series retention dropped.
-    const orphans = pending.size;
-    // A series record whose samples never reached the WAL (a crash between the
-    // two writes, or every sample rejected), or whose data blocks now hold,
-    // leaves a series without data.
-    const empty: number[] = [];
-    for (const s of this.head.all()) if (this.head.newest(s) === undefined) empty.push(s.id);
-    this.head.drop(Uint32Array.from(empty));
-    if (Number.isFinite(floor)) this.chunks.deleteEndingBefore(floor);
-    this.recomputeHeadTimes();
-    this.advanceFloor();
-    this.log.info({
-      series: this.head.seriesCount, blocks: this.blocks.size, walRecords: records, orphanSeriesChunks: orphans,
-      chunksInBlocks: inBlocks, ms: Date.now() - started,
-    }, 'storage recovered');
-  }
-
-  /** After a restart a series whose data is all in chunk files needs its newest sample back. */
-  private restoreNewest(s: Series): void {
-    const n = s.chunks.length;
-    if (n === 0) return;
-    const data = this.chunks.read(s.chunks[n - 3]!);
-    const samples = threadCodec().decode(data);
-    const last = samples.timestamps.length - 1;
-    if (last < 0) return;
-    this.head.setNewest(s, Number(samples.timestamps[last]!), samples.values.subarray(last));
-  }
-
   private storeCuts(): void {
-    const head = this.head;
-    const chunks = this.chunks;
-    head.drainCuts((c) => {
-      const s = head.get(c.id);
-      const ref = chunks.add(c.id, c.minT, c.maxT, c.data);
-      s?.chunks.push(ref, c.minT, c.maxT);
-    });
-    chunks.flush();
+    storeCuts(this.head, this.chunks);
   }
 
   /**
@@ -506,7 +411,7 @@ export class Db {
     // Appends go on during the truncation (all newer than `end`): the head's
     // new oldest is the truncation's, or an append's.
     this.appendedMinT = Infinity;
-    const { dropped, minTime: oldest } = await truncateHead(this.head, this.chunks, end);
+    const { dropped, minTime: oldest } = await truncateChunksBefore(this.head, this.chunks, end);
     this.headMinT = Math.min(oldest, this.appendedMinT);
     this.headMinTDirty = false;
     this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
@@ -537,35 +442,17 @@ export class Db {
 
   /** Deletes the blocks past retention, as they stand when the job runs. */
   private async retainBlocks(cutoff: number): Promise<void> {
-    const doomed = this.blocksPastRetention(cutoff, true);
-    await this.deleteBlocks(doomed, 'retention');
+    const plan = this.retentionPlan(cutoff);
+    this.counters.blocksDeletedByTime += plan.byTime.length;
+    this.counters.blocksDeletedBySize += plan.bySize.length;
+    await this.deleteBlocks(new Set(plan.byTime), 'retention by time');
+    await this.deleteBlocks(new Set(plan.bySize), 'retention by size');
   }
 
-  /** The blocks retention deletes: past the time window, then the oldest while over the size limit. */
-  private blocksPastRetention(cutoff: number, count = false): Set<string> {
-    const doomed = new Set<string>();
-    const metas = this.blocks.metas();
-    for (const m of metas) {
-      if (m.maxTime - 1 < cutoff) doomed.add(m.ulid);
-    }
-    if (count) this.counters.blocksDeletedByTime += doomed.size;
-    const limit = this.opts.retentionBytes ?? 0;
-    if (limit > 0) {
-      const disk = this.diskBytes();
-      let total = disk.wal + disk.chunks;
-      const newestFirst = this.blocks.readers.slice().reverse();
-      let over = false;
-      for (const r of newestFirst) {
-        if (doomed.has(r.block.ulid)) continue;
-        total += r.block.sizeBytes();
-        if (total > limit) over = true;
-        if (over) {
-          doomed.add(r.block.ulid);
-          if (count) this.counters.blocksDeletedBySize++;
-        }
-      }
-    }
-    return doomed;
+  private retentionPlan(cutoff: number): RetentionPlan {
+    const disk = this.diskBytes();
+    const blocks = this.blocks.readers.map((r) => r.block);
+    return blocksPastRetention(blocks, cutoff, this.opts.retentionBytes ?? 0, disk.wal + disk.chunks);
   }
 
   private async deleteBlocks(ulids: ReadonlySet<string>, why: string): Promise<void> {
@@ -584,36 +471,9 @@ export class Db {
   private async doTruncate(keep: number): Promise<void> {
     const target = this.wal.segment - keep + 1;
     if (target <= this.walFirstSegment) return;
-    let cut = 0;
-    let visited = 0;
-    for (const s of this.head.all()) {
-      if (this.head.openChunkWalSeg(s) < target && this.head.cutOpen(s)) cut++;
-      if (++visited % YIELD_EVERY_SERIES === 0) {
-        this.storeCuts();
-        await yieldToEventLoop();
-      }
-    }
-    this.storeCuts();
-    await this.chunks.sync();
-    await this.wal.checkpoint(target, this.checkpointRecords());
+    const cut = await checkpointBefore(this.head, this.chunks, this.wal, target);
     this.walFirstSegment = target;
     this.log.info({ checkpoint: target, cutChunks: cut, series: this.head.seriesCount }, 'WAL truncated');
-  }
-
-  /** SERIES records of every live series, yielding to the event loop between records. */
-  private async *checkpointRecords(): AsyncIterableIterator<{ type: number; payload: Uint8Array }> {
-    const b = new SeriesRecordBuilder();
-    let n = 0;
-    for (const s of this.head.all()) {
-      b.add(s.id, this.head.labelBytes(s));
-      if (++n === CHECKPOINT_SERIES_PER_RECORD) {
-        yield { type: RECORD_SERIES_SNAPPY, payload: compressSync(b.payload(), { copyOutputData: true }) };
-        b.reset();
-        n = 0;
-        await yieldToEventLoop();
-      }
-    }
-    if (!b.empty) yield { type: RECORD_SERIES_SNAPPY, payload: compressSync(b.payload(), { copyOutputData: true }) };
   }
 
   private recomputeHeadTimes(): void {
@@ -640,13 +500,4 @@ export class Db {
     if (this.closed) throw storeUnavailable('the store is closed');
     if (this.broken !== undefined) throw storeUnavailable(`an earlier WAL write failed: ${(this.broken as Error).message}`);
   }
-}
-
-function keepChunks(chunks: number[], cutoff: number): number[] {
-  const kept: number[] = [];
-  for (let i = 0; i < chunks.length; i += 3) {
-    if (chunks[i + 2]! < cutoff) continue;
-    kept.push(chunks[i]!, chunks[i + 1]!, chunks[i + 2]!);
-  }
-  return kept;
 }

@@ -78,37 +78,3 @@ export async function writeHeadBlock(o: HeadBlockOptions): Promise<BlockMeta | u
     ...(o.thanosLabels !== undefined ? { thanos: { labels: o.thanosLabels, source: 'receive' } } : {}),
   });
 }
-
-/**
- * Lets go of the head's data older than `end` once a block holds it:
- * chunks before `end` leave their series' lists, series left with nothing
- * leave the head and the index, and head chunk files holding only older
- * chunks are deleted. Returns how many series left, and the oldest sample
- * time of the series visited (Infinity when none holds any).
- */
-export async function truncateHead(head: Head, files: ChunkSegments, end: number): Promise<{ dropped: number; minTime: number }> {
-  const drop: number[] = [];
-  const y = new Yielder();
-  let minTime = Infinity;
-  for (const s of head.all()) {
-    const c = s.chunks;
-    if (c.length > 0 && c[1]! < end) {
-      let n = 0;
-      while (n < c.length && c[n + 1]! < end) n += 3;
-      s.chunks = c.slice(n);
-    }
-    const oldest = head.oldest(s);
-    if (oldest === undefined) drop.push(s.id);
-    else if (oldest < minTime) minTime = oldest;
-    const pause = y.tick();
-    if (pause !== undefined) await pause;
-  }
-  // Appends went on during the yields: drop only series still empty now.
-  const empty = drop.filter((id) => {
-    const s = head.get(id);
-    return s !== undefined && s.chunks.length === 0 && head.openChunk(s) === undefined;
-  });
-  await head.dropAsync(Uint32Array.from(empty), (n) => y.tick(n));
-  files.deleteEndingBefore(end);
-  return { dropped: empty.length, minTime };
-}

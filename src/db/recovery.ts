@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { uncompressSync } from 'snappy';
+import { ChunkSegments } from '../chunks/chunk-segments.js';
+import type { Head } from '../head/head.js';
+import { restoreChunks, storeCuts } from '../head/head-chunks.js';
+import { Wal } from '../wal/index.js';
+import { BlockSet } from './block-set.js';
+import type { DbLog, DbOptions } from './options.js';
+import { RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readSeriesRecord } from './wal-records.js';
+
+/** What recovery opened, for the engine to run on. */
+export interface Recovered {
+  blocks: BlockSet;
+  chunks: ChunkSegments;
+  wal: Wal;
+  /** The oldest WAL segment still needed. */
+  walFirstSegment: number;
+  /** Where the blocks end: the head holds nothing older. */
+  floor: number;
+}
+
+/**
+ * Opens the data directory into `head`: the blocks first (so what they hold
+ * is known), then the head chunk files (chunks the blocks hold are left
+ * out), then the WAL's checkpoint and segments are replayed (samples the
+ * chunk files or the blocks hold are skipped). Series left without data
+ * leave the head. Rules: docs/format/wal.md, chunks-head.md, block.md.
+ */
+export async function recover(opts: DbOptions, head: Head, log: DbLog): Promise<Recovered> {
+  const dir = opts.dataDir;
+  mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  const blocks = await BlockSet.open(join(dir, 'blocks'), log);
+  const floor = blocks.end;
+  const pending = new Map<number, number[]>();
+  let inBlocks = 0;
+  const chunks = ChunkSegments.open(
+    { dir: join(dir, 'chunks_head'), segmentBytes: opts.chunkSegmentBytes, log },
+    (id, ref, minT, maxT) => {
+      if (minT < floor) {
+        inBlocks++;
+        return;
+      }
+      let list = pending.get(id);
+      if (list === undefined) pending.set(id, (list = []));
+      list.push(ref, minT, maxT);
+    },
+  );
+  let firstSegment = Infinity;
+  let records = 0;
+  const onSeries = (id: number, bytes: Uint8Array): void => {
+    const s = head.createFromBytes(id, bytes);
+    if (s === undefined) return;
+    const list = pending.get(id);
+    if (list !== undefined) {
+      restoreChunks(head, chunks, s, list);
+      pending.delete(id);
+    }
+  };
+  const wal = await Wal.open(
+    { dir: join(dir, 'wal'), segmentBytes: opts.walSegmentBytes, fsyncIntervalMs: opts.walFsyncIntervalMs, log },
+    (type, payload, segment) => {
+      records++;
+      if (segment < firstSegment) firstSegment = segment;
+      if (type === RECORD_SERIES || type === RECORD_SERIES_SNAPPY) {
+        const plain = type === RECORD_SERIES ? payload : (uncompressSync(payload, { copyOutputData: true }) as Buffer);
+        if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
+      } else if (type === RECORD_SAMPLES) {
+        if (!head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
+        storeCuts(head, chunks);
+      }
+    },
+  );
+  // Chunks of series no WAL record names belong to series retention dropped.
+  const orphans = pending.size;
+  // A series record whose samples never reached the WAL (a crash between the
+  // two writes, or every sample rejected), or whose data blocks now hold,
+  // leaves a series without data.
+  const empty: number[] = [];
+  for (const s of head.all()) if (head.newest(s) === undefined) empty.push(s.id);
+  head.drop(Uint32Array.from(empty));
+  if (Number.isFinite(floor)) chunks.deleteEndingBefore(floor);
+  log.info({
+    series: head.seriesCount, blocks: blocks.size, walRecords: records, orphanSeriesChunks: orphans,
+    chunksInBlocks: inBlocks, ms: Date.now() - started,
+  }, 'storage recovered');
+  return { blocks, chunks, wal, walFirstSegment: Number.isFinite(firstSegment) ? firstSegment : wal.segment, floor };
+}
