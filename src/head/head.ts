@@ -32,6 +32,14 @@ export interface HeadAppendStats {
 
 const TWO_32 = 4294967296;
 
+/** Samples of entries whose series was not created because all were too old. */
+interface TooOld {
+  samples: number;
+  /** The first such entry and its first sample's time. */
+  entry: number;
+  t: number;
+}
+
 /**
  * The in-memory head: series by label hash and by id, the postings index,
  * open chunks and append state in module memory (assembly/head.ts).
@@ -95,6 +103,7 @@ export class Head {
     w.headWalReset();
     const missing = w.headAppend(entries, v.entries, 0, 0, labels, ts, vals, minValid, walSeg, 1);
     let created = 0;
+    const refused: TooOld = { samples: 0, entry: -1, t: 0 };
     if (missing > 0) {
       const list = this.ensureListBlock(missing * 4);
       this.views();
@@ -107,13 +116,41 @@ export class Head {
         const len = this.u32[(e + ENTRY.labelsLen) >>> 2]!;
         const hash = this.readU64(e + ENTRY.hash);
         if (w.headFind(hash, off, len) !== 0) continue;
+        // A series none of whose samples may be taken is not created (as
+        // Prometheus checks the time before it creates a series): it would
+        // sit in the head with no data.
+        if (this.allTooOld(e, ts, minValidT, idx, refused)) continue;
         const s = this.create(this.nextId, off, len, hash);
         created++;
         onCreate(s, this.views().subarray(off, off + len));
       }
       w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, walSeg, 1);
     }
-    return this.stats(created);
+    return this.stats(created, refused);
+  }
+
+  /**
+   * Whether every sample of entry `e` (index `idx`) is older than
+   * `minValidT`; if so they are counted in `refused` as too old.
+   */
+  private allTooOld(e: number, ts: number, minValidT: number, idx: number, refused: TooOld): boolean {
+    if (minValidT === -Infinity) return false;
+    const start = this.u32[(e + ENTRY.start) >>> 2]!;
+    const count = this.u32[(e + ENTRY.count) >>> 2]!;
+    if (count === 0) return false;
+    let first = 0;
+    for (let k = 0; k < count; k++) {
+      const q = (ts >>> 2) + (start + k) * 2;
+      const t = this.i32[q + 1]! * TWO_32 + this.u32[q]!;
+      if (t >= minValidT) return false;
+      if (k === 0) first = t;
+    }
+    refused.samples += count;
+    if (refused.entry < 0) {
+      refused.entry = idx;
+      refused.t = first;
+    }
+    return true;
   }
 
   /**
@@ -313,7 +350,7 @@ export class Head {
     return out;
   }
 
-  private stats(created: number): HeadAppendStats {
+  private stats(created: number, refused: TooOld): HeadAppendStats {
     const w = this.wasm;
     const first: HeadAppendStats['first'] = {};
     const minT = w.headBatchMinT();
@@ -321,13 +358,17 @@ export class Head {
     for (const [key, stat] of [['outOfOrder', STAT.outOfOrder], ['conflict', STAT.conflict], ['tooOld', STAT.tooOld]] as const) {
       if (w.headStat(stat) > 0) first[key] = { entry: w.headFirstEntry(stat), t: Number(w.headFirstT(stat)) };
     }
+    // Samples of series not created: the earliest entry named first.
+    if (refused.samples > 0 && (first.tooOld === undefined || refused.entry < first.tooOld.entry)) {
+      first.tooOld = { entry: refused.entry, t: refused.t };
+    }
     const appended = w.headStat(STAT.appended);
     return {
       appended,
       ignored: w.headStat(STAT.ignored),
       outOfOrder: w.headStat(STAT.outOfOrder),
       conflict: w.headStat(STAT.conflict),
-      tooOld: w.headStat(STAT.tooOld),
+      tooOld: w.headStat(STAT.tooOld) + refused.samples,
       created,
       minT: appended > 0 ? Number(minT) : Infinity,
       maxT: appended > 0 ? Number(maxT) : -Infinity,

@@ -17,6 +17,7 @@ import { threadCodec } from '../../src/codec/index.js';
 import { freePort } from '../e2e/support/prometheus.js';
 import { readBlock } from '../support/prometheus-chunks.js';
 import { rng, STALE_NAN_BITS } from '../support/series.js';
+import { goFloat, parseDumpLine, sameFloat } from '../support/promtool-dump.js';
 
 function onPath(binary: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${binary}`], { encoding: 'utf8' }).status === 0;
@@ -110,67 +111,6 @@ function toInput(s: Expected): BlockSeriesInput {
     });
   }
   return { labels: s.labels, chunks };
-}
-
-// ------------------------------------------------------------ promtool output
-
-/** Go's strconv.Unquote of a double-quoted string starting at `at`; returns the string and the offset after it. */
-function goUnquote(s: string, at: number): [string, number] {
-  assert.equal(s[at], '"', `quote expected at ${at} of ${s}`);
-  let out = '';
-  let i = at + 1;
-  for (;;) {
-    const c = s[i++];
-    if (c === undefined) throw new Error(`unterminated string in ${s}`);
-    if (c === '"') return [out, i];
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const e = s[i++]!;
-    const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"' };
-    if (e in simple) out += simple[e];
-    else if (e === 'x') {
-      out += String.fromCharCode(parseInt(s.slice(i, i + 2), 16));
-      i += 2;
-    } else if (e === 'u') {
-      out += String.fromCodePoint(parseInt(s.slice(i, i + 4), 16));
-      i += 4;
-    } else if (e === 'U') {
-      out += String.fromCodePoint(parseInt(s.slice(i, i + 8), 16));
-      i += 8;
-    } else throw new Error(`unknown escape \\${e} in ${s}`);
-  }
-}
-
-/** A line of `promtool tsdb dump`: `{name="value", ...} <%g value> <ms>`. */
-function parseDumpLine(line: string): { labels: string[]; value: number; t: number } {
-  const labels: string[] = [];
-  let i = 1;
-  assert.equal(line[0], '{', line);
-  while (line[i] !== '}') {
-    const eq = line.indexOf('=', i);
-    labels.push(line.slice(i, eq));
-    const [value, after] = goUnquote(line, eq + 1);
-    labels.push(value);
-    i = after;
-    if (line.startsWith(', ', i)) i += 2;
-  }
-  const [v, t] = line.slice(i + 2).split(' ') as [string, string];
-  return { labels, value: goFloat(v), t: Number(t) };
-}
-
-function goFloat(v: string): number {
-  if (v === '+Inf') return Infinity;
-  if (v === '-Inf') return -Infinity;
-  if (v === 'NaN') return NaN;
-  const n = Number(v);
-  assert.ok(!Number.isNaN(n), `float ${v}`);
-  return n;
-}
-
-function sameFloat(a: number, b: number): boolean {
-  return Number.isNaN(a) ? Number.isNaN(b) : Object.is(a, b);
 }
 
 // ------------------------------------------------------------ tests

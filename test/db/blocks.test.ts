@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Db } from '../../src/db/db.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { readMetaFile } from '../../src/blocks/meta.js';
+import { rejectionError } from '../../src/db/rejections.js';
 import { compareLabels } from '../../src/index/utf8-order.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 
@@ -103,9 +104,16 @@ test('samples in a range the head has closed are too old; newer ones are taken',
   const b = batchBuilder();
   b.add(['__name__', 'late', 'k', 'closed'], ...samples([RANGE - 1], [1]));
   b.add(['__name__', 'late', 'k', 'open'], ...samples([RANGE], [1]));
-  const r = db.append(b.finish());
+  const before = db.seriesCount;
+  const batch = b.finish();
+  const r = db.append(batch);
   assert.equal(r.tooOld, 1);
   assert.equal(r.appended, 1);
+  // The series none of whose samples was taken was not created.
+  assert.equal(db.seriesCount, before + 1);
+  assert.deepEqual(db.querier().select([{ type: MatchType.EQ, name: '__name__', value: 'late' }], -Infinity, Infinity, { skipChunks: true }).map((s) => s.labels), [['__name__', 'late', 'k', 'open']]);
+  assert.deepEqual(db.querier().labelValues('k', [], -Infinity, Infinity), ['open']);
+  assert.match(rejectionError(r, batch)!.message, /too old sample \(1, first \{__name__="late", k="closed"\} at 7199999\)/);
   await db.close();
 });
 
