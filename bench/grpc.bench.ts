@@ -2,8 +2,14 @@
 // RemoteWrite throughput (100k series, 500 series x 1 sample a request,
 // 4, 8 and 16 concurrent streams), a Series read of 10k series x 120
 // samples (series/s, MB/s of chunk data), and LabelValues latency over
-// 100k values. Requests are encoded once and patched in place each round,
-// so the client (sharing the 2 cores) costs little.
+// 100k values; then a Series read of 10k series x 2 h (480 samples) from
+// the head, and the same read once the head has cut those 2 h into a
+// block. Requests are encoded once and patched in place each round, so
+// the client (sharing the 2 cores) costs little.
+//
+// Env: BENCH_SERIES (100000), BENCH_ROUNDS (4), BENCH_READ_SERIES (10000),
+// BENCH_READS (5: reads of each case, the best is reported),
+// BENCH_BLOCK_WAIT (300 s: longest wait for the block).
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
@@ -14,9 +20,16 @@ import { connect, rawSeriesCall } from './support/raw-series.js';
 const SERIES = Number(process.env.BENCH_SERIES ?? 100_000);
 const PER_REQUEST = 500;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const READ_SERIES = 10_000;
+const READ_SERIES = Number(process.env.BENCH_READ_SERIES ?? 10_000);
 const READ_SAMPLES = 120;
+/** The 2 h read: 480 samples 15 s apart from START (a 2 h boundary), in the head's first block range. */
+const BLOCK_READ_SAMPLES = 480;
+const TWO_HOURS = 7_200_000;
 const START = 1_699_999_200_000;
+/** A handful of other series get one sample this much past the 2 h range: the head then spans more than 1.5 ranges and cuts it. */
+const NEWER_AFTER_MS = 3.5 * 3_600_000 + 15_000;
+const HANDFUL = 5;
+const BLOCK_WAIT_MS = Number(process.env.BENCH_BLOCK_WAIT ?? 300) * 1000;
 
 /** A WriteRequest encoded once, with the byte offsets of each sample's value and timestamp. */
 interface Template { bytes: Buffer; valueAt: number[]; tsAt: number[] }
@@ -111,12 +124,36 @@ function templatesFor(count: number, metric: string): Template[] {
   return out;
 }
 
+/** Engine metrics of the server's /metrics (each name summed over its label sets). */
+async function metricsOf(httpPort: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{.*\})?\s+(\S+)/.exec(line);
+    if (m) out.set(m[1]!, (out.get(m[1]!) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** Waits (bounded) until a block was cut from the head and the head holds nothing before `end`. */
+async function waitForBlock(httpPort: number, end: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; performance.now() - t0 < BLOCK_WAIT_MS && i < 100_000; i++) {
+    const m = await metricsOf(httpPort);
+    if ((m.get('strata_head_blocks_written_total') ?? 0) >= 1 && (m.get('strata_head_min_time_seconds') ?? 0) * 1000 >= end) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no block of the 2 h range within ${BLOCK_WAIT_MS} ms`);
+}
+
 const server = await startStrata(['--workers', '2']);
 const client = new Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure(), {
   'grpc.max_receive_message_length': -1,
 }) as unknown as RawClient;
 const rows: string[] = [];
 let restarted: Awaited<ReturnType<typeof startStrata>> | undefined;
+let client2: RawClient | undefined;
+let blockNote = '';
 const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 try {
   const templates = templatesFor(SERIES, 'node_metric');
@@ -153,13 +190,13 @@ try {
   // the head's open chunks, then, after a restart (a stop flushes the head),
   // from the memory-mapped chunk files.
   const READS = Number(process.env.BENCH_READS ?? 5);
-  const readAll = async (port: number, where: string): Promise<void> => {
+  const readAll = async (port: number, where: string, request = seriesReq, samples = READ_SAMPLES): Promise<void> => {
     const session = connect(`127.0.0.1:${port}`);
     let best = Infinity;
     let frames: Buffer[] = [];
     for (let i = 0; i < READS; i++) {
       const t0 = performance.now();
-      const answer = await rawSeriesCall(session, seriesReq);
+      const answer = await rawSeriesCall(session, request);
       const ms = performance.now() - t0;
       if (answer.status !== '0') throw new Error(`Series answered status ${answer.status}`);
       if (ms < best) best = ms;
@@ -174,15 +211,41 @@ try {
       series++;
       for (const c of r.result.value.chunks) chunkBytes += c.raw?.data.length ?? 0;
     }
-    rows.push(`| Series read from ${where}, ${f(series)} series x ${READ_SAMPLES} samples (best of ${READS}) | ${f(series / (best / 1000))} series/s, ${f(chunkBytes / 1e6 / (best / 1000))} MB/s of chunk data, ${f(best, 1)} ms |`);
+    const short = series === READ_SERIES ? '' : ` (expected ${f(READ_SERIES)} series!)`;
+    rows.push(`| Series read from ${where}, ${f(series)} series x ${samples} samples (best of ${READS})${short} | ${f(series / (best / 1000))} series/s, ${f(chunkBytes / 1e6 / (best / 1000))} MB/s of chunk data (${f(chunkBytes / 1e6, 1)} MB), ${f(best, 1)} ms |`);
   };
   await readAll(server.grpcPort, 'open head chunks');
   client.close();
   await server.stop({ keep: true });
   restarted = await startStrata(['--workers', '2'], server.dataDir);
   await readAll(restarted.grpcPort, 'chunk files (after a restart)');
+
+  // 10k series x 2 h: 480 samples each from START (the head spans under
+  // 1.5 ranges, so nothing is cut yet), read from the head; then one newer
+  // sample for a handful of other series 3.5 h past the range makes the
+  // head cut [START, START + 2 h) into a block and let go of it (the block
+  // also holds the series written above), and the same read comes from the block.
+  client2 = new Client(`127.0.0.1:${restarted.grpcPort}`, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': -1,
+  }) as unknown as RawClient;
+  await ingest(client2, templatesFor(READ_SERIES, 'bench_2h'), 0, BLOCK_READ_SAMPLES, 8);
+  const twoHoursReq = Buffer.from(SeriesRequest.encode(SeriesRequest.fromPartial({
+    minTime: BigInt(START), maxTime: BigInt(START + TWO_HOURS - 1), matchers: [{ type: 0, name: 'job', value: 'node' }, { type: 2, name: '__name__', value: 'bench_2h_.*' }],
+  })).finish());
+  const before = await metricsOf(restarted.httpPort);
+  if ((before.get('strata_head_blocks_written_total') ?? 0) > 0) throw new Error('the head cut a block before the 2 h read from the head');
+  await readAll(restarted.grpcPort, 'the head (2 h)', twoHoursReq, BLOCK_READ_SAMPLES);
+  const newer = template(Array.from({ length: HANDFUL }, (_, i) => ['__name__', 'bench_newer', 'instance', `newer-${i}:9100`, 'job', 'node']));
+  patch(newer, START + TWO_HOURS + NEWER_AFTER_MS, (i) => i);
+  await write(client2, newer);
+  const waitedMs = await waitForBlock(restarted.httpPort, START + TWO_HOURS);
+  const after = await metricsOf(restarted.httpPort);
+  blockNote = `block of the 2 h range cut and the head let go of it ${f(waitedMs / 1000, 1)} s after the newer sample; then ${f(after.get('strata_blocks_loaded') ?? NaN)} block(s), ${f(after.get('strata_head_series') ?? NaN)} head series`;
+  await new Promise((r) => setTimeout(r, 1000));
+  await readAll(restarted.grpcPort, 'a block (the same 2 h, cut from the head)', twoHoursReq, BLOCK_READ_SAMPLES);
 } finally {
   client.close();
+  client2?.close();
   await restarted?.stop();
   await server.stop();
 }
@@ -192,3 +255,4 @@ console.log('strata serve --workers 2 on 127.0.0.1; client in this process (same
 console.log('| measure | value |');
 console.log('|---|---|');
 for (const r of rows) console.log(r);
+if (blockNote !== '') console.log(`\n${blockNote}`);

@@ -106,6 +106,12 @@ export class BlockReader {
     return new BlockReader(dir, meta, index, chunks, count, metaText.length, bytes);
   }
 
+  /** Lets the process' resident pages of the block's files go; reads still work. */
+  releasePages(): void {
+    this.index.releasePages();
+    this.chunks.releasePages();
+  }
+
   /** Closes index and chunks; views and strings handed out stay valid. */
   close(): void {
     this.index.close();

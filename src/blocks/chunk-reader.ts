@@ -14,6 +14,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { releasePages } from '../files/mmap.js';
 import { BlockFormatError, crc32cRange, mapReadOnly, readU32BE } from './index-reader.js';
 
 /** First four bytes of a chunk segment file (big endian). */
@@ -104,6 +105,11 @@ export class BlockChunkReader {
   close(): void {
     this.closed = true;
     this.maps = [];
+  }
+
+  /** Lets the process' resident pages of the segments go; reads still work (see releasePages in src/files/mmap.ts). */
+  releasePages(): void {
+    for (const map of this.maps) releasePages(map);
   }
 
   /**

@@ -18,7 +18,7 @@ import type { IndexToc } from './index-writer.js';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32c } from '@node-rs/crc32';
-import { mapFile } from '../records/mmap.js';
+import { mapFile, releasePages } from '../files/mmap.js';
 
 /** First four bytes of an index file (big endian). */
 export const INDEX_MAGIC = 0xbaaad700;
@@ -343,6 +343,11 @@ export class BlockIndexReader {
   }
 
   /** Drops the map; arrays and strings handed out stay valid. */
+  /** Lets the process' resident pages of the index go; reads still work (see releasePages in src/files/mmap.ts). */
+  releasePages(): void {
+    releasePages(this.buf);
+  }
+
   close(): void {
     this.closed = true;
     this.seriesEnd = 0;

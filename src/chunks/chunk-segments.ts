@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
-import { mmap } from './mmap.js';
+import { mapFile, releasePages } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import { chunkFileCorrupt } from './errors.js';
 import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
@@ -141,10 +141,21 @@ export class ChunkSegments {
       if (this.unsynced.includes(seg)) continue;
       fs.closeSync(seg.fd);
       fs.unlinkSync(seg.path);
+      // A read in flight may still hold a view: the map stays valid, but its
+      // pages need not count in the process' memory until it is collected.
+      releasePages(seg.map);
       this.segments.delete(seg.seq);
       gone.push(seg.seq);
     }
     return gone;
+  }
+
+  /**
+   * Lets the resident pages of every full segment go (they were read once
+   * to write a block, say); later reads fault back in what they touch.
+   */
+  releaseResidentPages(): void {
+    for (const seg of this.segments.values()) if (seg !== this.active) releasePages(seg.map);
   }
 
   /** fsyncs every segment written since the last sync (off the event loop). */
@@ -197,7 +208,7 @@ export class ChunkSegments {
     // A sparse file of the full size, mapped once: later writes show
     // through the shared map without remapping.
     fs.ftruncateSync(fd, this.segmentBytes);
-    const map = mmap.map(this.segmentBytes, mmap.PROT_READ, mmap.MAP_SHARED, fd);
+    const map = mapFile(fd, this.segmentBytes);
     const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
     this.segments.set(seq, seg);
     return seg;
@@ -215,7 +226,7 @@ export class ChunkSegments {
       this.opts.log?.warn({ file: path }, 'removed a chunk segment torn before its header');
       return;
     }
-    const map = mmap.map(fileSize, mmap.PROT_READ, mmap.MAP_SHARED, fd);
+    const map = mapFile(fd, fileSize);
     if (map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC) throw chunkFileCorrupt(path, 0, 'bad magic number');
     if (map[4] !== CHUNK_SEGMENT_VERSION) throw chunkFileCorrupt(path, 4, `unknown version ${map[4]}`);
     const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };

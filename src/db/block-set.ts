@@ -93,6 +93,8 @@ export class BlockSet {
     const gone = this.list.filter((r) => ulids.has(r.block.ulid));
     this.list = this.list.filter((r) => !ulids.has(r.block.ulid));
     for (const r of gone) {
+      // Reads in flight keep their views; the pages need not stay resident.
+      r.block.releasePages();
       const tmp = this.renameForDeletion(r.block.ulid);
       await rm(tmp, { recursive: true, force: true });
     }

@@ -393,6 +393,8 @@ export class Db {
       head: this.head, files: this.chunks, storeCuts: () => this.storeCuts(),
       blocksDir: this.blocks.dir, minTime, end, thanosLabels: this.opts.blockLabels,
     });
+    // Writing the block read the range's chunks through the head chunk files' maps.
+    this.chunks.releaseResidentPages();
     if (meta !== undefined) {
       await this.blocks.add(meta.ulid);
       this.counters.headBlocks++;

@@ -11,7 +11,7 @@ import { corrupt } from './errors.js';
 import { FLAG_COMPACTED, HEADER_SIZE, segmentFileName, TEMP_SUFFIX } from './format.js';
 import { frameRead, readFrame } from './frame.js';
 import { encodeHeader, type SegmentHeader } from './header.js';
-import { mapFile } from './mmap.js';
+import { mapFile } from '../files/mmap.js';
 import { decodeOps } from './ops-codec.js';
 import type { ResolvedOptions } from './options.js';
 import type { RecordIndex } from './record-index.js';

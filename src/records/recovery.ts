@@ -9,7 +9,7 @@ import { corrupt } from './errors.js';
 import { HEADER_SIZE, parseSegmentFileName, TEMP_SUFFIX } from './format.js';
 import { frameRead, hasFrameIn, isZero, nonZeroEnd, readFrame, type FrameRead, type FrameStatus } from './frame.js';
 import { decodeHeader, type SegmentHeader } from './header.js';
-import { mapFile } from './mmap.js';
+import { mapFile } from '../files/mmap.js';
 import type { ResolvedOptions } from './options.js';
 import { decodeOps } from './ops-codec.js';
 import type { RecordIndex } from './record-index.js';

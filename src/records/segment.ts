@@ -7,7 +7,7 @@ import { closeSync, fdatasyncSync, ftruncateSync, openSync, writeSync, constants
 import { join } from 'node:path';
 import { FLAG_COMPACTED, HEADER_SIZE, segmentFileName } from './format.js';
 import { encodeHeader, type SegmentHeader } from './header.js';
-import { mapFile } from './mmap.js';
+import { mapFile } from '../files/mmap.js';
 
 export class Segment {
   /** Open descriptor; -1 once sealed and synced (reads need only the map). */
