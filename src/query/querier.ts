@@ -92,8 +92,34 @@ export class Querier {
       if (l.length > 0) lists.push(l);
     }
     if (lists.length <= 1) return lists[0] ?? [];
-    return [...new Set(lists.flat())].sort(compareUtf8);
+    // Each list is sorted: merge them, dropping repeats (linear, where a sort would not be).
+    return lists.reduce(mergeUnique);
   }
+}
+
+/** Merges two sorted string lists (UTF-8 byte order) into one without repeats. */
+function mergeUnique(a: string[], b: string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (compareUtf8(x, y) < 0) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }
 
 /** Merges two label-sorted lists; a series in both gets the parts of both, `a`'s first. */
