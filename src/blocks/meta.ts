@@ -56,6 +56,7 @@ function thanosJson(t: ThanosMeta): Record<string, Json> {
   nonZero(stats, 'series_max_size', t.index_stats?.series_max_size);
   nonZero(stats, 'chunk_max_size', t.index_stats?.chunk_max_size);
   o.index_stats = stats;
+  if (t.upload_time !== undefined) o.upload_time = t.upload_time;
   return o;
 }
 
@@ -282,5 +283,6 @@ function parseThanos(
     if (s.chunk_max_size !== undefined) stats.chunk_max_size = int(s.chunk_max_size, 'thanos.index_stats.chunk_max_size', 0);
     out.index_stats = stats;
   }
+  if (typeof t.upload_time === 'string') out.upload_time = t.upload_time;
   return out;
 }

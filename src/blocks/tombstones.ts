@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { crc32c } from '@node-rs/crc32';
 import { putBE32, readBE32, writeFileDurably } from './encoding.js';
+import { BlockFormatError } from './index-reader.js';
 
 export const TOMBSTONES_FILENAME = 'tombstones';
 export const TOMBSTONES_MAGIC = 0x0130ba30;
@@ -61,22 +62,22 @@ export async function readTombstones(path: string): Promise<Tombstones> {
 
 /** Parses the bytes of a tombstones file; `path` names it in errors. */
 export function parseTombstones(bytes: Uint8Array, path: string): Tombstones {
-  const fail = (problem: string): never => {
-    throw new Error(`${path}: ${problem}`);
+  const fail = (problem: string, offset = 0): never => {
+    throw new BlockFormatError(path, offset, problem);
   };
   if (bytes.length < 9) fail(`${bytes.length} bytes, too short for a tombstones file (at least 9)`);
   const magic = readBE32(bytes, 0);
   if (magic !== TOMBSTONES_MAGIC) {
-    fail(`bad magic number 0x${magic.toString(16).padStart(8, '0')}, want 0x${TOMBSTONES_MAGIC.toString(16).padStart(8, '0')}`);
+    fail(`bad tombstones magic 0x${magic.toString(16).padStart(8, '0')}, want 0x${TOMBSTONES_MAGIC.toString(16).padStart(8, '0')}`);
   }
   const end = bytes.length - 4;
   const stored = readBE32(bytes, end);
   const computed = crc32c(bytes.subarray(5, end)) >>> 0;
   if (stored !== computed) {
-    fail(`checksum mismatch: stored 0x${stored.toString(16).padStart(8, '0')}, computed 0x${computed.toString(16).padStart(8, '0')}`);
+    fail(`tombstones CRC32C mismatch: stored 0x${stored.toString(16).padStart(8, '0')}, computed 0x${computed.toString(16).padStart(8, '0')} over bytes 5..${end}`, end);
   }
   const version = bytes[4]!;
-  if (version !== TOMBSTONES_FORMAT_V1) fail(`unsupported tombstones format version ${version}, want ${TOMBSTONES_FORMAT_V1}`);
+  if (version !== TOMBSTONES_FORMAT_V1) fail(`unsupported tombstones format version ${version}, want ${TOMBSTONES_FORMAT_V1}`, 4);
 
   const bySeries = new Map<number, TombstoneInterval[]>();
   let at = 5;
@@ -84,8 +85,8 @@ export function parseTombstones(bytes: Uint8Array, path: string): Tombstones {
     const start = at;
     let v = 0n;
     for (let shift = 0n; ; shift += 7n) {
-      if (at >= end) fail(`truncated ${what} at byte offset ${start}`);
-      if (shift > 63n) fail(`${what} at byte offset ${start} is longer than 10 bytes`);
+      if (at >= end) fail(`truncated ${what}`, start);
+      if (shift > 63n) fail(`${what} is longer than 10 bytes`, start);
       const b = bytes[at++]!;
       v |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) break;
@@ -104,7 +105,7 @@ export function parseTombstones(bytes: Uint8Array, path: string): Tombstones {
   while (at < end) {
     const refAt = at;
     const ref = uvarint('series reference');
-    if (ref > BigInt(Number.MAX_SAFE_INTEGER)) fail(`series reference ${ref} at byte offset ${refAt} is too large`);
+    if (ref > BigInt(Number.MAX_SAFE_INTEGER)) fail(`series reference ${ref} is too large`, refAt);
     const minT = varint('interval start');
     const maxT = varint('interval end');
     const key = Number(ref);

@@ -55,6 +55,8 @@ export interface ThanosMeta {
   segment_files?: string[];
   files?: Array<{ rel_path: string; size_bytes?: number }>;
   index_stats?: { series_max_size?: number; chunk_max_size?: number };
+  /** When the block was uploaded (RFC 3339 with nanoseconds, UTC), as Thanos' shipper stamps it. */
+  upload_time?: string;
 }
 
 /** meta.json of a block (version 1), as Prometheus and Thanos write it. */

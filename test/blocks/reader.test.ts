@@ -323,7 +323,7 @@ describe('corrupted copies fail with the file and the offset', () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ ...meta, version: 2 }, /meta file version 2/],
       [{ ...meta, ulid: 'nope' }, /not a ULID/],
-      [{ ...meta, minTime: 10, maxTime: 5 }, /must be less than/],
+      [{ ...meta, minTime: 10, maxTime: 5 }, /minTime 10 is after maxTime 5/],
       [{ ...meta, minTime: '1' }, /minTime/],
       [{ ...meta, stats: { numSamples: -1 } }, /stats.numSamples/],
       [{ ...meta, thanos: { labels: { a: 1 } } }, /thanos.labels.a/],
@@ -333,7 +333,7 @@ describe('corrupted copies fail with the file and the offset', () => {
       fails(() => BlockReader.open(dir), join(dir, 'meta.json'), 0, problem);
     }
     const notJson = corrupt('meta.json', (b) => b.subarray(0, 10));
-    fails(() => BlockReader.open(notJson), join(notJson, 'meta.json'), 0, /not JSON/);
+    fails(() => BlockReader.open(notJson), join(notJson, 'meta.json'), 0, /not valid JSON/);
     const thanos = corrupt('meta.json', () =>
       Buffer.from(JSON.stringify({ ...meta, thanos: { labels: { replica: 'a' }, downsample: { resolution: 0 }, source: 'sidecar' } })),
     );
