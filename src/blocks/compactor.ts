@@ -26,12 +26,36 @@ export function compactionRanges(rangeMs: number, retentionMs: number): number[]
 
 /**
  * The blocks to compact next (ULIDs, oldest first), or none: Prometheus'
- * leveled planner. Overlapping blocks first (merged vertically); otherwise,
+ * leveled planner, within each group of blocks with the same external
+ * labels. Overlapping blocks first (merged vertically); otherwise,
  * leaving out the newest block, the first group of blocks that fills one of
  * the larger ranges or lies wholly before the newest block.
  */
 export function planCompaction(metas: readonly BlockMeta[], ranges: readonly number[], skip: ReadonlySet<string> = new Set()): string[] {
-  const ds = metas.filter((m) => !skip.has(m.ulid)).sort((a, b) => a.minTime - b.minTime);
+  // As Thanos' compactor: blocks of different external labels (tenants) are never merged.
+  const groups = new Map<string, BlockMeta[]>();
+  for (const m of metas) {
+    if (skip.has(m.ulid)) continue;
+    const key = groupKey(m);
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = []));
+    g.push(m);
+  }
+  for (const g of groups.values()) {
+    const plan = planGroup(g, ranges);
+    if (plan.length > 0) return plan;
+  }
+  return [];
+}
+
+/** A block's external labels (and downsampling resolution), as Thanos groups blocks. */
+function groupKey(m: BlockMeta): string {
+  const labels = m.thanos?.labels ?? {};
+  return JSON.stringify([m.thanos?.downsample.resolution ?? 0, Object.keys(labels).sort().map((k) => [k, labels[k]])]);
+}
+
+function planGroup(metas: BlockMeta[], ranges: readonly number[]): string[] {
+  const ds = metas.sort((a, b) => a.minTime - b.minTime);
   if (ds.length < 2) return [];
   const overlapping = overlappingRun(ds);
   if (overlapping.length > 0) return overlapping;

@@ -31,6 +31,8 @@ export async function compactBlocks(o: CompactBlocksOptions): Promise<void> {
     if (plan.length === 0) return;
     const readers = plan.map((ulid) => o.blocks.readers.find((r) => r.block.ulid === ulid)!.block);
     const m = compactedMeta(readers.map((b) => b.meta));
+    // The planner only groups blocks of the same external labels: the new block keeps them.
+    const labels = readers[0]!.meta.thanos?.labels ?? o.thanosLabels;
     const started = Date.now();
     try {
       const meta = await writeBlock({
@@ -40,7 +42,7 @@ export async function compactBlocks(o: CompactBlocksOptions): Promise<void> {
         compaction: { level: m.level, sources: m.sources, parents: m.parents },
         symbols: symbolsOf(readers),
         series: mergeBlockSeries(readers),
-        ...(o.thanosLabels !== undefined ? { thanos: { labels: o.thanosLabels, source: 'receive' } } : {}),
+        ...(labels !== undefined ? { thanos: { labels, source: 'receive' } } : {}),
       });
       if (meta !== undefined) await o.blocks.add(meta.ulid);
       o.log.info({ block: meta?.ulid, parents: plan, level: m.level, minTime: m.minTime, maxTime: m.maxTime, ms: Date.now() - started }, 'blocks compacted');

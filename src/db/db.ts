@@ -10,7 +10,7 @@ import type { Wal } from '../wal/index.js';
 import type { BlockSet } from './block-set.js';
 import { compactBlocks } from './block-compaction.js';
 import { lockDataDir } from './dir-lock.js';
-import { writeHeadBlock } from './head-block.js';
+import { writeHeadBlocks } from './head-block.js';
 import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chunks.js';
 import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
@@ -389,20 +389,21 @@ export class Db {
     const minTime = this.headMinTime;
     const end = Math.min(Math.floor(minTime / r) * r + r, this.floor);
     const started = Date.now();
-    const meta = await writeHeadBlock({
+    const metas = await writeHeadBlocks({
       head: this.head, files: this.chunks, storeCuts: () => this.storeCuts(),
-      blocksDir: this.blocks.dir, minTime, end, thanosLabels: this.opts.blockLabels,
+      blocksDir: this.blocks.dir, end, thanosLabels: this.opts.blockLabels, splitBy: this.opts.blockPerTenant,
     });
     // Writing the block read the range's chunks through the head chunk files' maps.
     this.chunks.releaseResidentPages();
-    if (meta !== undefined) {
+    for (const meta of metas) {
       await this.blocks.add(meta.ulid);
       this.counters.headBlocks++;
       this.log.info({
         block: meta.ulid, minTime: meta.minTime, maxTime: meta.maxTime, series: meta.stats.numSeries,
-        samples: meta.stats.numSamples, ms: Date.now() - started,
+        samples: meta.stats.numSamples, labels: meta.thanos?.labels, ms: Date.now() - started,
       }, 'head range written as a block');
     }
+    if (metas.length > 0) this.opts.onBlocks?.(metas);
     // Reads that began before the block was there still read these chunks
     // from the head; on close the next start truncates instead.
     const epoch = this.reads.epoch;
@@ -445,10 +446,15 @@ export class Db {
   /** Deletes the blocks past retention, as they stand when the job runs. */
   private async retainBlocks(cutoff: number): Promise<void> {
     const plan = this.retentionPlan(cutoff);
-    this.counters.blocksDeletedByTime += plan.byTime.length;
-    this.counters.blocksDeletedBySize += plan.bySize.length;
-    await this.deleteBlocks(new Set(plan.byTime), 'retention by time');
-    await this.deleteBlocks(new Set(plan.bySize), 'retention by size');
+    const may = this.opts.mayDelete ?? (() => true);
+    const kept = [...plan.byTime, ...plan.bySize].filter((u) => !may(u));
+    if (kept.length > 0) this.log.warn({ blocks: kept }, 'retention keeps blocks not shipped to the bucket yet');
+    const byTime = plan.byTime.filter(may);
+    const bySize = plan.bySize.filter(may);
+    this.counters.blocksDeletedByTime += byTime.length;
+    this.counters.blocksDeletedBySize += bySize.length;
+    await this.deleteBlocks(new Set(byTime), 'retention by time');
+    await this.deleteBlocks(new Set(bySize), 'retention by size');
   }
 
   private retentionPlan(cutoff: number): RetentionPlan {

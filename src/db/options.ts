@@ -1,3 +1,5 @@
+import type { BlockMeta } from '../blocks/types.js';
+
 /** The log calls the engine makes; a pino logger fits. */
 export interface DbLog {
   info(o: object, msg: string): void;
@@ -26,6 +28,16 @@ export interface DbOptions {
   compaction?: boolean;
   /** The "thanos" section's labels of each block written: the store's external labels. */
   blockLabels?: Record<string, string>;
+  /**
+   * Cut one block per value of this label (the tenant label), its value in
+   * the block's Thanos labels, as Thanos Receive keeps a TSDB per tenant:
+   * for shipping to a bucket.
+   */
+  blockPerTenant?: string;
+  /** Called with the blocks cut from the head, once they are open for reading. */
+  onBlocks?: (metas: readonly BlockMeta[]) => void;
+  /** Whether a block may be deleted by retention (a block not yet shipped may not). Default: always. */
+  mayDelete?: (ulid: string) => boolean;
   /** How often retention, head compaction and block compaction are checked. Default 1 minute. */
   retentionIntervalMs?: number;
   /** WAL segments kept before a checkpoint truncates the older ones. Default 3. */

@@ -12,6 +12,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Db } from '../db/db.js';
 import type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
+import type { ShipperCounters } from '../shipper/shipper.js';
 import { RequestStats } from './request-stats.js';
 import { registerSampled, type MetricValue } from './sampled.js';
 
@@ -20,6 +21,12 @@ export type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
 
 export interface PoolStatsSource {
   stats(): PoolStats;
+}
+
+/** What the metrics read of a shipper. */
+export interface ShipperSource {
+  readonly counters: ShipperCounters;
+  readonly pending: number;
 }
 
 export interface StrataMetricsOptions {
@@ -44,6 +51,7 @@ export class StrataMetrics {
   readonly registry = new Registry();
   private db: Db | undefined;
   private pool: PoolStatsSource | undefined;
+  private shipper: ShipperSource | undefined;
   private readonly http = new RequestStats(['route', 'method']);
   private readonly grpc = new RequestStats(['method']);
 
@@ -77,6 +85,16 @@ export class StrataMetrics {
       { labels: { reason: 'size' }, value: db.counters.blocksDeletedBySize },
     ]));
 
+    // The shipper's, under Thanos' names (thanos_shipper_*) so that dashboards and alerts carry over.
+    const fromShipper = (read: (s: ShipperSource) => MetricValue[]) => () => (this.shipper === undefined ? [] : read(this.shipper));
+    registerSampled(r, 'thanos_shipper_dir_syncs_total', 'Total number of dir syncs', 'counter', fromShipper((s) => one(s.counters.dirSyncs)));
+    registerSampled(r, 'thanos_shipper_dir_sync_failures_total', 'Total number of failed dir syncs', 'counter', fromShipper((s) => one(s.counters.dirSyncFailures)));
+    registerSampled(r, 'thanos_shipper_uploads_total', 'Total number of uploaded blocks', 'counter', fromShipper((s) => one(s.counters.uploads)));
+    registerSampled(r, 'thanos_shipper_upload_failures_total', 'Total number of block upload failures', 'counter', fromShipper((s) => one(s.counters.uploadFailures)));
+    registerSampled(r, 'thanos_shipper_corrupted_blocks_total', 'Total number of corrupted blocks', 'counter', fromShipper((s) => one(s.counters.corruptedBlocks)));
+    registerSampled(r, `${PREFIX}shipper_uploaded_bytes_total`, 'Bytes of blocks uploaded to the bucket since start.', 'counter', fromShipper((s) => one(s.counters.uploadedBytes)));
+    registerSampled(r, `${PREFIX}shipper_pending_blocks`, 'Blocks waiting to be shipped (retention keeps them until they are).', 'gauge', fromShipper((s) => one(s.pending)));
+
     registerSampled(r, `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status (499: the client went away first).', 'counter', () => this.http.counts());
     registerSampled(r, `${PREFIX}http_request_duration_seconds`, 'Seconds from a request\'s arrival to its answer, by route pattern and method.', 'histogram', () => this.http.histogram(`${PREFIX}http_request_duration_seconds`));
     registerSampled(r, `${PREFIX}grpc_requests_total`, 'gRPC calls finished, by method and status code.', 'counter', () => this.grpc.counts());
@@ -106,6 +124,11 @@ export class StrataMetrics {
   /** The pool's state is reported from now on. */
   watchPool(pool: PoolStatsSource): void {
     this.pool = pool;
+  }
+
+  /** The shipper's counters are reported from now on. */
+  watchShipper(shipper: ShipperSource): void {
+    this.shipper = shipper;
   }
 
   /** For the HTTP server's dispatch hook (DispatchHooks.onAnswer). */

@@ -31,7 +31,7 @@ const CHUNK_MIN_TIME = 1;
 const CHUNK_MAX_TIME = 2;
 const CHUNK_TYPE = 3;
 const CHUNK_DATA = 4;
-/** Prometheus' chunkenc.EncXOR in this message (thanos.Chunk numbers XOR 0; this one 1). */
+/** Prometheus' chunk encoding numbers, which this message uses as they are (XOR 1; thanos.Chunk's XOR is 0). */
 const XOR = 1;
 
 function chunkSize(c: StoredChunk): number {
@@ -79,7 +79,7 @@ function encodeFrame(labels: Uint8Array, chunks: readonly StoredChunk[], from: n
     at = writeTag(b, at, CHUNK_MAX_TIME, WIRE_VARINT);
     at = writeInt64(b, at, c.maxT);
     at = writeTag(b, at, CHUNK_TYPE, WIRE_VARINT);
-    b[at++] = XOR;
+    b[at++] = c.encoding ?? XOR;
     at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
     at = writeVarint(b, at, c.data.length);
     b.set(c.data, at);

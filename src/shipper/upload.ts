@@ -1,0 +1,59 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeMeta } from '../blocks/meta.js';
+import type { BlockMeta, ThanosMeta } from '../blocks/types.js';
+import type { Bucket } from '../objstore/bucket.js';
+
+/** What Thanos' shipper stamps on a block it uploads. */
+export interface ShipLabels {
+  /** External labels, the tenant's included: the block's identity in the bucket. */
+  labels: Record<string, string>;
+  /** Thanos' source type: `receive` for Strata's own blocks, `sidecar` beside a Prometheus. */
+  source: string;
+}
+
+/**
+ * Uploads the block in `dir` to `bucket` in Thanos' layout, as Thanos'
+ * shipper and block.Upload do: `<ULID>/chunks/...`, then `<ULID>/index`,
+ * then `<ULID>/meta.json` last, so that a reader never sees a block
+ * without its data. The uploaded meta.json is the local one with the
+ * Thanos section filled in: labels, source, segment_files, files with
+ * sizes, upload_time. Tombstones are not uploaded (Thanos does not).
+ * Returns the bytes uploaded.
+ */
+export async function uploadBlock(bucket: Bucket, dir: string, meta: BlockMeta, ship: ShipLabels, now = new Date()): Promise<number> {
+  const labels = { ...(meta.thanos?.labels ?? {}), ...ship.labels };
+  if (Object.keys(labels).length === 0) throw new Error(`block ${meta.ulid}: empty external labels are not allowed for a Thanos block`);
+  const segments = (await readdir(join(dir, 'chunks'))).filter((f) => /^\d{6}$/.test(f)).sort();
+  const files: NonNullable<ThanosMeta['files']> = [];
+  let bytes = 0;
+  for (const f of segments) {
+    const size = (await stat(join(dir, 'chunks', f))).size;
+    files.push({ rel_path: `chunks/${f}`, size_bytes: size });
+    await bucket.uploadFile(`${meta.ulid}/chunks/${f}`, join(dir, 'chunks', f));
+    bytes += size;
+  }
+  const indexSize = (await stat(join(dir, 'index'))).size;
+  files.push({ rel_path: 'index', size_bytes: indexSize });
+  await bucket.uploadFile(`${meta.ulid}/index`, join(dir, 'index'));
+  bytes += indexSize;
+  files.push({ rel_path: 'meta.json' });
+  files.sort((a, b) => (a.rel_path < b.rel_path ? -1 : a.rel_path > b.rel_path ? 1 : 0));
+  const thanos: ThanosMeta = {
+    labels,
+    downsample: { resolution: meta.thanos?.downsample.resolution ?? 0 },
+    source: ship.source,
+    segment_files: segments,
+    files,
+    upload_time: goTime(now),
+  };
+  const body = Buffer.from(encodeMeta({ ...meta, thanos }), 'utf8');
+  await bucket.upload(`${meta.ulid}/meta.json`, body);
+  return bytes + body.length;
+}
+
+/** A time as Go's time.Time marshals to JSON in UTC (RFC 3339, fraction without trailing zeros). */
+function goTime(d: Date): string {
+  const iso = d.toISOString(); // 2026-11-25T10:30:00.123Z
+  return iso.replace(/\.(\d*?)0*Z$/, (_m, frac: string) => (frac === '' ? 'Z' : `.${frac}Z`));
+}
