@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 import { parseDuration } from './duration.js';
 import { parseBytes } from './bytes.js';
+import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 
 export type Env = 'development' | 'production';
@@ -24,6 +25,8 @@ export interface ServeConfig {
   retentionBytes: number;
   /** Compact blocks into larger ones (off where Thanos' compactor owns them). */
   compaction: boolean;
+  /** Thanos' bucket configuration to ship blocks to, from --objstore.config or --objstore.config-file. */
+  objstoreConfig?: { bucket: BucketConfig; from: string };
   /** Milliseconds between WAL fsyncs. */
   walFsyncIntervalMs: number;
   /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
@@ -53,6 +56,8 @@ export const serveOptions = {
   retention: { type: 'string', default: '15d' },
   'retention-size': { type: 'string', default: '0' },
   compaction: { type: 'string', default: 'true' },
+  'objstore.config': { type: 'string' },
+  'objstore.config-file': { type: 'string' },
   'wal-fsync-interval': { type: 'string', default: '1s' },
   'tenant-label-name': { type: 'string', default: 'tenant_id' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
@@ -79,6 +84,8 @@ Flags:
   --retention DURATION      keep data this far back from the newest sample (default 15d)
   --retention-size SIZE     delete the oldest blocks while blocks, WAL and head chunks take more (e.g. 50GB; default 0: no limit)
   --compaction BOOL         compact blocks 2h -> 6h -> 18h ... (default true; false where Thanos' compactor owns them)
+  --objstore.config-file FILE  ship each new block to this bucket (Thanos' bucket configuration: FILESYSTEM, S3)
+  --objstore.config YAML       the same configuration given inline
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
   --tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
   --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
@@ -141,6 +148,22 @@ function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig
   return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
 }
 
+function objstoreConfig(inline: string | undefined, file: string | undefined): ServeConfig['objstoreConfig'] {
+  if (inline !== undefined && file !== undefined) throw new UsageError('--objstore.config and --objstore.config-file: give one of them, not both');
+  if (inline !== undefined) return { bucket: bucketConfig('objstore.config', inline), from: '--objstore.config' };
+  if (file === undefined) return undefined;
+  if (!existsSync(file)) throw new UsageError(`--objstore.config-file: '${file}' does not exist`);
+  return { bucket: bucketConfig('objstore.config-file', readFileSync(file, 'utf8')), from: file };
+}
+
+function bucketConfig(flag: string, yaml: string): BucketConfig {
+  try {
+    return parseBucketConfig(yaml);
+  } catch (err) {
+    throw new UsageError(`--${flag}: ${(err as Error).message}`);
+  }
+}
+
 function parseBool(flag: string, value: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
@@ -181,6 +204,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     retentionMs: positiveDuration('retention', values.retention),
     retentionBytes: parseBytes('retention-size', values['retention-size']),
     compaction: parseBool('compaction', values.compaction),
+    objstoreConfig: objstoreConfig(values['objstore.config'], values['objstore.config-file']),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
     tenantLabelName: labelName('tenant-label-name', values['tenant-label-name']),
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),

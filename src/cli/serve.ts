@@ -11,6 +11,8 @@ import { threadCodec } from '../codec/index.js';
 import { Db } from '../db/db.js';
 import { startGrpcServer, type RunningGrpcServer } from '../store/grpc-server.js';
 import { ExternalLabels } from '../store/external-labels.js';
+import { openBucket } from '../objstore/index.js';
+import { Shipper } from '../shipper/shipper.js';
 import { createLogger } from './logger.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -23,6 +25,13 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
  * production.
  */
 const OPEN_DELAY_ENV = 'STRATA_TEST_OPEN_DELAY_MS';
+
+/**
+ * Test hook: when set to N, the process kills itself (SIGKILL) when the
+ * Nth block upload has sent the block's data and not its meta.json yet: a
+ * crash in the middle of an upload, on purpose. Unset in production.
+ */
+const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
 
 /** Resolves with the first SIGTERM or SIGINT, from the moment it is called. */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -74,18 +83,40 @@ export async function serve(config: ServeConfig): Promise<number> {
   let db: Db | undefined;
   let grpc: RunningGrpcServer | undefined;
   let records: RecordStore | undefined;
+  let shipper: Shipper | undefined;
   try {
     const delay = Number(process.env[OPEN_DELAY_ENV] ?? 0);
     if (delay > 0) await sleep(delay);
+    const externalLabels = Object.fromEntries(config.externalLabels);
+    // With a bucket, as Thanos Receive: one block per tenant, shipped once
+    // cut; Thanos' compactor owns compaction; retention waits for shipping.
+    if (config.objstoreConfig !== undefined) {
+      const bucket = await openBucket(config.objstoreConfig.bucket, log);
+      const killAt = Number(process.env[KILL_BEFORE_META_ENV] ?? 0);
+      let uploads = 0;
+      shipper = new Shipper({
+        bucket, blocksDir: join(dataDir, 'blocks'), metaDir: dataDir, ship: () => ({ labels: externalLabels, source: 'receive' }), log,
+        ...(killAt > 0 ? { beforeMeta: () => (++uploads === killAt ? process.kill(process.pid, 'SIGKILL') : undefined) } : {}),
+      });
+      if (config.compaction) log.info({ bucket: bucket.name }, 'blocks are shipped: local compaction is off (Thanos\' compactor compacts the bucket)');
+      metrics.watchShipper(shipper);
+    }
+    const ship = shipper;
     db = await Db.open({
       dataDir,
       retentionMs: config.retentionMs,
       retentionBytes: config.retentionBytes,
-      compaction: config.compaction,
-      blockLabels: Object.fromEntries(config.externalLabels),
+      compaction: config.compaction && ship === undefined,
+      blockLabels: externalLabels,
+      ...(ship === undefined ? {} : {
+        blockPerTenant: config.tenantLabelName,
+        onBlocks: () => ship.trigger(),
+        mayDelete: (ulid: string) => ship.isShipped(ulid),
+      }),
       walFsyncIntervalMs: config.walFsyncIntervalMs,
       log,
     });
+    await shipper?.start();
     metrics.watchDb(db);
     grpc = await startGrpcServer(db, pool, {
       host: config.grpcAddress.host,
@@ -110,6 +141,7 @@ export async function serve(config: ServeConfig): Promise<number> {
     await http.close(0);
     await grpc?.close(0);
     await records?.close();
+    await shipper?.stop();
     await db?.close();
     await pool.close();
     throw err;
@@ -124,6 +156,7 @@ export async function serve(config: ServeConfig): Promise<number> {
     workers: pool.threads,
     env: config.env,
     retention: config.retentionMs,
+    bucket: shipper === undefined ? undefined : config.objstoreConfig?.from,
     series: db.seriesCount,
   }, 'strata started');
 
@@ -131,6 +164,7 @@ export async function serve(config: ServeConfig): Promise<number> {
   readiness.markStopping();
   await Promise.all([http.close(), grpc.close()]);
   await records.close();
+  await shipper?.stop();
   await db.close();
   await pool.close();
   log.info('stopped');

@@ -37,6 +37,8 @@ export interface ShipperOptions {
   intervalMs?: number;
   /** Longest wait between retries after failures (doubling from 1 s). */
   maxBackoffMs?: number;
+  /** Called when a block's data is uploaded and its meta.json is next (tests stop the process there). */
+  beforeMeta?: () => void;
   log: ShipperLog;
 }
 
@@ -172,7 +174,7 @@ export class Shipper {
           continue;
         }
         const started = Date.now();
-        const bytes = await uploadBlock(bucket, dir, meta, this.opts.ship());
+        const bytes = await uploadBlock(bucket, dir, meta, this.opts.ship(), { beforeMeta: this.opts.beforeMeta });
         shipped.add(meta.ulid);
         this.shipped.add(meta.ulid);
         this.counters.uploads++;

@@ -21,7 +21,9 @@ export interface ShipLabels {
  * sizes, upload_time. Tombstones are not uploaded (Thanos does not).
  * Returns the bytes uploaded.
  */
-export async function uploadBlock(bucket: Bucket, dir: string, meta: BlockMeta, ship: ShipLabels, now = new Date()): Promise<number> {
+export async function uploadBlock(
+  bucket: Bucket, dir: string, meta: BlockMeta, ship: ShipLabels, opts: { now?: Date; beforeMeta?: () => void } = {},
+): Promise<number> {
   const labels = { ...(meta.thanos?.labels ?? {}), ...ship.labels };
   if (Object.keys(labels).length === 0) throw new Error(`block ${meta.ulid}: empty external labels are not allowed for a Thanos block`);
   const segments = (await readdir(join(dir, 'chunks'))).filter((f) => /^\d{6}$/.test(f)).sort();
@@ -45,9 +47,10 @@ export async function uploadBlock(bucket: Bucket, dir: string, meta: BlockMeta, 
     source: ship.source,
     segment_files: segments,
     files,
-    upload_time: goTime(now),
+    upload_time: goTime(opts.now ?? new Date()),
   };
   const body = Buffer.from(encodeMeta({ ...meta, thanos }), 'utf8');
+  opts.beforeMeta?.();
   await bucket.upload(`${meta.ulid}/meta.json`, body);
   return bytes + body.length;
 }
