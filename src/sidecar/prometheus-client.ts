@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { parseGoDuration } from './go-duration.js';
+import { parseModelDuration } from '../config/duration.js';
 
 /** What the sidecar needs to know of the Prometheus beside it. */
 export interface PrometheusStatus {
@@ -55,7 +55,7 @@ export async function prometheusStatus(url: string): Promise<PrometheusStatus> {
   const flags = (await getJson(url, '/api/v1/status/flags')) as Record<string, string>;
   const duration = (name: string, fallback: string): number => {
     const v = flags[name] ?? fallback;
-    const ms = parseGoDuration(v === '0s' || v === '' ? '0s' : v);
+    const ms = v === '' ? 0 : parseModelDuration(v);
     if (ms === undefined) throw new PrometheusApiError(`flag ${name}=${JSON.stringify(v)} is not a duration`);
     return ms;
   };
