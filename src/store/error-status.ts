@@ -12,6 +12,9 @@ const TABLE: Record<string, { grpc: status; http: number }> = {
   'samples-rejected': { grpc: status.ALREADY_EXISTS, http: 409 },
   'resource-exhausted': { grpc: status.RESOURCE_EXHAUSTED, http: 413 },
   unavailable: { grpc: status.UNAVAILABLE, http: 503 },
+  // nginx's "client closed request": nobody reads the answer any more.
+  cancelled: { grpc: status.CANCELLED, http: 499 },
+  internal: { grpc: status.INTERNAL, http: 500 },
 };
 
 const INTERNAL = { grpc: status.INTERNAL, http: 500 };

@@ -6,18 +6,16 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { Db } from '../db/db.js';
 import type { CodecPool } from '../pool/codec-pool.js';
-import { StoreService, WriteableStoreService, WriteResponse } from '../gen/thanos/store/rpc.js';
+import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
 import type { LabelNamesRequest, LabelValuesRequest, SeriesRequest } from '../gen/thanos/store/rpc.js';
-import { performance } from 'node:perf_hooks';
 import { InfoService } from '../gen/thanos/info/rpc.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
+import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
+import { callTimer, type OnCall } from './grpc-telemetry.js';
 import { remoteWrite } from './remote-write.js';
-import { batchWrites } from './batched-writes.js';
-import { CallSink, Http2Sink } from './series-sink.js';
-import type { SeriesSink } from './series-sink.js';
-import { StoreApi } from './store-api.js';
-import type { StoreApiConfig } from './store-api.js';
+import type { StoreApi } from './store-api.js';
+import { engineStoreApi, type StoreApiConfig } from './store-stack.js';
 
 export interface GrpcTls {
   cert: string;
@@ -26,15 +24,30 @@ export interface GrpcTls {
   clientCa?: string;
 }
 
-export interface GrpcServerOptions {
+interface Log {
+  info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
+  error(o: object, msg: string): void;
+}
+
+/** The listener and its surroundings, whatever the Store API behind it. */
+export interface StoreServerOptions {
   host: string;
   port: number;
   maxRecvBytes: number;
   tls?: GrpcTls;
-  store: StoreApiConfig;
-  log: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
+  log: Log;
   /** Told of every finished call: method path, gRPC status code, seconds taken (for metrics). */
-  onCall?: (method: string, code: grpc.status, seconds: number) => void;
+  onCall?: OnCall;
+  /** thanos.WriteableStore/RemoteWrite with the request's bytes; not served when absent (a sidecar). */
+  remoteWrite?: (bytes: Buffer) => Promise<void>;
+  /** How Series frames leave (grpc-stream-adapter.ts); the fastest this grpc-js allows by default. */
+  seriesPath?: SeriesPath;
+}
+
+/** `strata serve`'s gRPC server: the listener, and the engine's Store API configuration. */
+export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'seriesPath'> {
+  store: StoreApiConfig;
 }
 
 export interface RunningGrpcServer {
@@ -44,56 +57,104 @@ export interface RunningGrpcServer {
 }
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
-const SERVICES = ['thanos.Store', 'thanos.WriteableStore', 'thanos.info.Info', 'grpc.health.v1.Health'];
 
 /** Raw bytes in and out: parsing and encoding are ours (pool work and hand-written frames). */
 const passThrough = (b: Buffer): Buffer => b;
 
 /**
- * Serves thanos.Store, thanos.WriteableStore, thanos.info.Info, health and
- * reflection on one gRPC server.
+ * `strata serve`'s gRPC server: the engine's Store API (store-stack.ts)
+ * and its RemoteWrite.
  */
-export async function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+export function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const { store, ...server } = opts;
+  return serveStoreApi(engineStoreApi(db, store, instantiateHeadWasm()), {
+    ...server,
+    remoteWrite: async (bytes) => {
+      const outcome = await remoteWrite(db, pool, bytes, { dialect: 'thanos', tenantLabel: store.tenantLabel });
+      if (outcome.error !== undefined) throw outcome.error;
+    },
+  });
+}
+
+/**
+ * Serves a Store API as thanos.Store and thanos.info.Info (and
+ * thanos.WriteableStore when given a remoteWrite), with health and
+ * reflection, on one gRPC server. It only adapts: requests decoded by
+ * grpc-js, errors mapped by the one table (error-status.ts), Series frames
+ * written by grpc-stream-adapter.ts, calls timed for metrics.
+ */
+export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Promise<RunningGrpcServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxRecvBytes,
     'grpc.max_send_message_length': -1,
   });
-  const api = new StoreApi(db, opts.store, instantiateHeadWasm());
   const fail = (err: unknown): grpc.ServiceError => {
     const code = grpcStatusOf(err);
     if (code === grpc.status.INTERNAL) opts.log.error({ err }, 'Store API call failed');
-    return Object.assign(new Error((err as Error).message), { code, details: (err as Error).message, metadata: new grpc.Metadata() });
-  };
-  const observe = (method: string, started: number, code: grpc.status): void => {
-    opts.onCall?.(method, code, (performance.now() - started) / 1000);
+    const message = (err as Error | undefined)?.message ?? String(err);
+    return Object.assign(new Error(message), { code, details: message, metadata: new grpc.Metadata() });
   };
   const unary = <Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>): grpc.handleUnaryCall<Req, Res> => (call, callback) => {
-    const started = performance.now();
+    const done = callTimer(opts.onCall, method);
     Promise.resolve()
       .then(() => fn(call.request))
       .then((res) => {
-        observe(method, started, grpc.status.OK);
+        done(grpc.status.OK);
         callback(null, res);
       }, (err: unknown) => {
         const e = fail(err);
-        observe(method, started, e.code);
+        done(e.code);
         callback(e);
       });
   };
+  let slowPathTold = false;
+  const sinkFor = (stream: grpc.ServerWritableStream<unknown, Buffer>): GrpcSeriesSink => {
+    const sink = seriesSinkFor(stream, opts.seriesPath);
+    if (sink.path !== 'http2' && opts.seriesPath === undefined && !slowPathTold) {
+      // test/store/grpc-adapter.test.ts fails for such a grpc-js; say it where it runs too.
+      slowPathTold = true;
+      opts.log.warn({ path: sink.path, missing: probeGrpcInternals(stream) }, 'Series answers take a slower path: this grpc-js lacks what src/store/grpc-stream-adapter.ts relies on');
+    }
+    return sink;
+  };
+  const series = (call: grpc.ServerWritableStream<SeriesRequest, Buffer>): void => {
+    const done = callTimer(opts.onCall, StoreService.series.path);
+    Promise.resolve()
+      .then(() => api.series(call.request, sinkFor(call as grpc.ServerWritableStream<unknown, Buffer>)))
+      .then(() => {
+        done(grpc.status.OK);
+        call.end();
+      }, (err: unknown) => {
+        const cancelled = call.cancelled || grpcStatusOf(err) === grpc.status.CANCELLED;
+        const e = fail(err);
+        done(cancelled ? grpc.status.CANCELLED : e.code);
+        // A server stream sends its status by emitting the error; nobody hears a cancelled one.
+        if (!cancelled) call.emit('error', e);
+      });
+  };
 
+  const services = ['thanos.Store', 'thanos.info.Info', 'grpc.health.v1.Health'];
   // Series frames are encoded already: a pass-through serializer sends them as they are.
   const storeDefinition = { ...StoreService, series: { ...StoreService.series, responseSerialize: passThrough } };
-  server.addService(storeDefinition as unknown as grpc.ServiceDefinition, storeHandlers(api, unary, fail, observe));
+  server.addService(storeDefinition as unknown as grpc.ServiceDefinition, {
+    info: unary(StoreService.info.path, () => api.info()),
+    labelNames: unary(StoreService.labelNames.path, (req: LabelNamesRequest) => api.labelNames(req)),
+    labelValues: unary(StoreService.labelValues.path, (req: LabelValuesRequest) => api.labelValues(req)),
+    series,
+  } as grpc.UntypedServiceImplementation);
 
-  server.addService({
-    remoteWrite: { ...WriteableStoreService.remoteWrite, requestDeserialize: passThrough },
-  } as unknown as grpc.ServiceDefinition, {
-    remoteWrite: unary(WriteableStoreService.remoteWrite.path, async (bytes: Buffer): Promise<WriteResponse> => {
-      const outcome = await remoteWrite(db, pool, bytes, { dialect: 'thanos', tenantLabel: opts.store.tenantLabel });
-      if (outcome.error !== undefined) throw outcome.error;
-      return {};
-    }),
-  });
+  const write = opts.remoteWrite;
+  if (write !== undefined) {
+    services.push('thanos.WriteableStore');
+    server.addService({
+      remoteWrite: { ...WriteableStoreService.remoteWrite, requestDeserialize: passThrough },
+    } as unknown as grpc.ServiceDefinition, {
+      remoteWrite: unary(WriteableStoreService.remoteWrite.path, async (bytes: Buffer): Promise<WriteResponse> => {
+        await write(bytes);
+        return {};
+      }),
+    });
+  }
 
   server.addService(InfoService, { info: unary(InfoService.info.path, () => api.infoService()) } as grpc.UntypedServiceImplementation);
 
@@ -103,56 +164,24 @@ export async function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerO
     ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', healthProtoPath],
     { includeDirs: [PROTO_DIR], keepCase: true },
   );
-  new ReflectionService(definitions).addToServer(server);
+  // Reflection lists what is served (without RemoteWrite, not WriteableStore).
+  new ReflectionService(definitions, write === undefined ? { services } : undefined).addToServer(server);
 
   const port = await new Promise<number>((done, fail2) => {
     server.bindAsync(`${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`, credentials(opts.tls), (err, p) => (err ? fail2(err) : done(p)));
   });
-  for (const s of ['', ...SERVICES]) health.setStatus(s, 'SERVING');
+  for (const s of ['', ...services]) health.setStatus(s, 'SERVING');
 
   return {
     port,
     close: (graceMs = 10_000) => new Promise<void>((done) => {
-      for (const s of ['', ...SERVICES]) health.setStatus(s, 'NOT_SERVING');
+      for (const s of ['', ...services]) health.setStatus(s, 'NOT_SERVING');
       const timer = setTimeout(() => server.forceShutdown(), graceMs);
       server.tryShutdown(() => {
         clearTimeout(timer);
         done();
       });
     }),
-  };
-}
-
-function storeHandlers(
-  api: StoreApi,
-  unary: <Req, Res>(method: string, fn: (req: Req) => Res | Promise<Res>) => grpc.handleUnaryCall<Req, Res>,
-  fail: (err: unknown) => grpc.ServiceError,
-  observe: (method: string, started: number, code: grpc.status) => void,
-): grpc.UntypedServiceImplementation {
-  return {
-    info: unary(StoreService.info.path, () => api.info()),
-    labelNames: unary(StoreService.labelNames.path, (req: LabelNamesRequest) => api.labelNames(req)),
-    labelValues: unary(StoreService.labelValues.path, (req: LabelValuesRequest) => api.labelValues(req)),
-    series: (call: grpc.ServerWritableStream<SeriesRequest, Buffer>) => {
-      const started = performance.now();
-      const stream = call as grpc.ServerWritableStream<unknown, Buffer>;
-      let cancelled = false;
-      call.on('cancelled', () => { cancelled = true; });
-      let sink: SeriesSink | undefined = Http2Sink.of(stream);
-      if (sink === undefined) {
-        batchWrites(stream);
-        sink = new CallSink(stream);
-      }
-      api.series(call.request, sink).then(() => {
-        observe(StoreService.series.path, started, grpc.status.OK);
-        call.end();
-      }, (err: unknown) => {
-        const e = fail(err);
-        observe(StoreService.series.path, started, cancelled ? grpc.status.CANCELLED : e.code);
-        // A server stream sends its status by emitting the error.
-        if (!cancelled) call.emit('error', e);
-      });
-    },
   };
 }
 

@@ -22,7 +22,7 @@ export class ShardFilter {
   constructor(private readonly wasm: HeadWasm, private readonly spec: ShardSpec) {}
 
   /** A filter, or undefined when the request is not sharded (no info, or total < 1). */
-  static of(wasm: HeadWasm, info: { shardIndex: bigint; totalShards: bigint; by: boolean; labels: string[] } | undefined): ShardFilter | undefined {
+  static of(wasm: HeadWasm, info: { shardIndex: bigint; totalShards: bigint; by: boolean; labels: readonly string[] } | undefined): ShardFilter | undefined {
     if (info === undefined || info.totalShards < 1n) return undefined;
     return new ShardFilter(wasm, { index: info.shardIndex, total: info.totalShards, by: info.by, labels: new Set(info.labels) });
   }

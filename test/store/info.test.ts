@@ -1,24 +1,18 @@
-// What a Thanos Query learns before it queries: thanos.info.Info/Info (it
-// calls it first), the deprecated thanos.Store/Info, gRPC health, and
-// server reflection (grpcurl without proto files). Rules: issue 4, WIRE.md
-// "Messages the specification leaves open" (info service) and "Tenants".
+// What a Thanos client finds before it calls the Store API: gRPC health
+// and server reflection (grpcurl without proto files). Info itself, before
+// and after data, is in the acceptance suite (acceptance/groups/info.ts).
+// Rules: issue 4.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { StoreClient, StoreType, grpc, type Label } from './support/client.js';
-import { T0, codeName, write } from './support/calls.js';
-import { compareLabelSets, labelSet, show } from './support/series-check.js';
+import { StoreClient, grpc } from './support/client.js';
+import { codeName } from './support/calls.js';
 import { removeTempDirs, startStrata, stopAll, type StrataGrpc } from './support/strata-grpc.js';
-import { samplesOf } from './support/write-request.js';
-
-const EXT = { region: 'eu-west', zone: 'z1' };
-const MIN = T0 - 5_000n;
-const MAX = T0 + 7_000n;
 
 let strata: StrataGrpc;
 let client: StoreClient;
 
 before(async () => {
-  strata = await startStrata({ args: Object.entries(EXT).flatMap(([n, v]) => ['--label', `${n}=${v}`]) });
+  strata = await startStrata({ args: ['--label', 'region=eu-west'] });
   client = new StoreClient(strata.grpcAddress);
 });
 
@@ -27,10 +21,6 @@ after(async () => {
   await stopAll();
   removeTempDirs();
 });
-
-const sortedSets = (sets: { labels: Label[] }[]) => sets.map((s) => show(labelSet(s.labels.map((l) => [l.name, l.value] as const))));
-const perTenant = (...tenants: string[]) =>
-  tenants.map((t) => labelSet({ ...EXT, tenant_id: t })).sort(compareLabelSets).map(show);
 
 describe('health and reflection', () => {
   test('grpc.health.v1.Health/Check answers SERVING once started', async () => {
@@ -74,61 +64,5 @@ describe('health and reflection', () => {
       answers.push(`${version}: ${codeName(a.code)} ${a.details} ${files.length} files ${JSON.stringify(a.response?.error_response ?? null)}`);
     }
     assert.fail(`no file descriptor for thanos.Store: ${answers.join('; ')}`);
-  });
-});
-
-describe('info before and after data', () => {
-  test('Info service on an empty store: ComponentType receive, sharding and without_replica_labels supported', async () => {
-    const a = await client.info();
-    assert.equal(a.code, grpc.status.OK, `Info answered ${codeName(a.code)}: ${a.details}`);
-    const r = a.response!;
-    assert.equal(r.ComponentType, 'receive');
-    assert.ok(r.store, 'store info unset');
-    assert.equal(r.store.supports_sharding, true);
-    assert.equal(r.store.supports_without_replica_labels, true);
-  });
-
-  test('Store.Info (deprecated) answers storeType RECEIVE and the external labels', async () => {
-    const a = await client.storeInfo();
-    assert.equal(a.code, grpc.status.OK, `Store/Info answered ${codeName(a.code)}: ${a.details}`);
-    assert.equal(a.response!.storeType, StoreType.RECEIVE);
-    assert.deepEqual(show(labelSet(a.response!.labels.map((l) => [l.name, l.value] as const))), show(labelSet(EXT)));
-  });
-
-  describe('with data in two tenants', () => {
-    before(async () => {
-      await write(client, { timeseries: [{ labels: [['__name__', 'm_info']], samples: samplesOf(3, T0, 1000n, (i) => i) }] });
-      await write(client, {
-        timeseries: [{ labels: [['__name__', 'm_info']], samples: [{ t: MIN, v: 1 }, { t: MAX, v: 2 }] }],
-        tenant: 'team-a',
-      });
-    });
-
-    test('Info service: label_sets hold one set per tenant (external labels plus the tenant label)', async () => {
-      const r = (await client.info()).response!;
-      assert.deepEqual(sortedSets(r.label_sets).sort(), perTenant('default-tenant', 'team-a').sort());
-    });
-
-    test('Info service: store min_time is the oldest sample, max_time reaches the newest', async () => {
-      const r = (await client.info()).response!;
-      assert.ok(r.store);
-      assert.equal(BigInt(r.store.min_time), MIN);
-      assert.ok(BigInt(r.store.max_time) >= MAX, `max_time ${r.store.max_time} is before the newest sample ${MAX}`);
-    });
-
-    test('Info service leaves unset what Strata does not serve (rules, metadata, targets, exemplars, query)', async () => {
-      const r = (await client.info()).response!;
-      // Thanos Query takes a set field as "this API is served".
-      assert.deepEqual([r.rules, r.metric_metadata, r.targets, r.exemplars, r.query], [null, null, null, null, null]);
-    });
-
-    test('Store.Info: labels are the external labels, label_sets one per tenant, min_time/max_time of the data', async () => {
-      const r = (await client.storeInfo()).response!;
-      assert.deepEqual(show(labelSet(r.labels.map((l) => [l.name, l.value] as const))), show(labelSet(EXT)));
-      assert.deepEqual(sortedSets(r.label_sets).sort(), perTenant('default-tenant', 'team-a').sort());
-      assert.equal(BigInt(r.min_time), MIN);
-      assert.ok(BigInt(r.max_time) >= MAX, `max_time ${r.max_time} is before the newest sample ${MAX}`);
-      assert.equal(r.storeType, StoreType.RECEIVE);
-    });
   });
 });

@@ -33,6 +33,9 @@ export async function writeFails(client: StoreClient, input: WriteRequestInput):
 /** Deadline of an ordinary Series call (the large ones pass their own). */
 const SERIES_DEADLINE_MS = 10_000;
 
+/** Whatever answers Series calls as StoreClient does: the client, or an in-process store (test/store/acceptance). */
+export type SeriesCaller = Pick<StoreClient, 'series'>;
+
 export interface SeriesResult {
   series: AnsweredSeries[];
   warnings: string[];
@@ -40,7 +43,7 @@ export interface SeriesResult {
 }
 
 /** A Series call that must end OK; its series checked against the stream contract. */
-export async function seriesOk(client: StoreClient, request: SeriesRequest, deadlineMs?: number): Promise<SeriesResult> {
+export async function seriesOk(client: SeriesCaller, request: SeriesRequest, deadlineMs?: number): Promise<SeriesResult> {
   const a = await client.series({ ...ALL_TIME, ...request }, { deadlineMs: deadlineMs ?? SERIES_DEADLINE_MS });
   assert.equal(a.code, grpc.status.OK, `Series answered ${codeName(a.code)}: ${a.details}`);
   return {
@@ -54,7 +57,7 @@ export async function seriesOk(client: StoreClient, request: SeriesRequest, dead
 const ERROR_DEADLINE_MS = 5_000;
 
 /** A Series call expected to fail with `code`; returns its message. */
-export async function seriesFails(client: StoreClient, request: SeriesRequest, code: number): Promise<string> {
+export async function seriesFails(client: SeriesCaller, request: SeriesRequest, code: number): Promise<string> {
   const a = await client.series({ ...ALL_TIME, ...request }, { deadlineMs: ERROR_DEADLINE_MS });
   assert.equal(
     a.code,

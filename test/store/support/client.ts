@@ -209,6 +209,20 @@ export function decodeSeriesFrame(raw: Buffer): Frame {
   return frame;
 }
 
+/**
+ * The client's own encoding of a request and decoding of an answer, for
+ * in-process stores (test/store/acceptance): what they are given and
+ * answer is exactly what would cross the wire.
+ */
+export const wire = {
+  encodeRequest(service: 'thanos.Store' | 'thanos.info.Info', name: string, request: object): Buffer {
+    return (method(defs, service, name).requestSerialize as (r: object) => Buffer)(request);
+  },
+  decodeResponse<T>(service: 'thanos.Store' | 'thanos.info.Info', name: string, bytes: Uint8Array): T {
+    return (method(defs, service, name).responseDeserialize as (b: Buffer) => T)(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  },
+};
+
 // ---------------------------------------------------------------- client
 
 /** Deadline of an ordinary call. */
