@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseServeArgs, serveHelp } from './serve-options.js';
 import { serve } from './serve.js';
+import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
+import { sidecar } from './sidecar.js';
 import { EXIT_USAGE, UsageError } from './usage-error.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -9,6 +11,7 @@ export const help = `Strata ${pkg.version}: a time-series store behind the Thano
 
 Usage:
   strata serve [flags]   run the server (strata serve --help lists its flags)
+  strata sidecar [flags] run beside a Prometheus, as Thanos' sidecar (strata sidecar --help)
   strata --version       print the version
   strata --help          print this help`;
 
@@ -42,6 +45,14 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       }
       return await serve(config);
+    }
+    if (command === 'sidecar') {
+      const config = parseSidecarArgs(rest);
+      if (config === 'help') {
+        console.log(sidecarHelp);
+        return 0;
+      }
+      return await sidecar(config);
     }
     throw new UsageError(command.startsWith('-') ? `unknown flag '${command}'` : `unknown command '${command}'`);
   } catch (err) {

@@ -129,14 +129,14 @@ function labelName(flag: string, value: string): string {
   return value;
 }
 
-function count(flag: string, value: string, min: number): number {
+export function count(flag: string, value: string, min: number): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
     throw new UsageError(`--${flag}: '${value}' is not a whole number of at least ${min}`);
   }
   return Number(value);
 }
 
-function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig['grpcTls'] {
+export function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig['grpcTls'] {
   if (cert === undefined && key === undefined) {
     if (clientCa !== undefined) throw new UsageError('--grpc-server-tls-client-ca: needs --grpc-server-tls-cert and --grpc-server-tls-key');
     return undefined;
@@ -148,7 +148,7 @@ function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig
   return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
 }
 
-function objstoreConfig(inline: string | undefined, file: string | undefined): ServeConfig['objstoreConfig'] {
+export function objstoreConfig(inline: string | undefined, file: string | undefined): ServeConfig['objstoreConfig'] {
   if (inline !== undefined && file !== undefined) throw new UsageError('--objstore.config and --objstore.config-file: give one of them, not both');
   if (inline !== undefined) return { bucket: bucketConfig('objstore.config', inline), from: '--objstore.config' };
   if (file === undefined) return undefined;
@@ -170,7 +170,7 @@ function parseBool(flag: string, value: string): boolean {
   throw new UsageError(`--${flag}: '${value}' is not true or false`);
 }
 
-function positiveDuration(flag: string, value: string): number {
+export function positiveDuration(flag: string, value: string): number {
   const ms = parseDuration(flag, value);
   if (ms <= 0) throw new UsageError(`--${flag}: must be longer than 0`);
   return ms;

@@ -14,6 +14,7 @@ import { ExternalLabels } from '../store/external-labels.js';
 import { openBucket } from '../objstore/index.js';
 import { Shipper } from '../shipper/shipper.js';
 import { createLogger } from './logger.js';
+import { stopSignal } from './stop-signal.js';
 import type { ServeConfig } from './serve-options.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -32,14 +33,6 @@ const OPEN_DELAY_ENV = 'STRATA_TEST_OPEN_DELAY_MS';
  * crash in the middle of an upload, on purpose. Unset in production.
  */
 const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
-
-/** Resolves with the first SIGTERM or SIGINT, from the moment it is called. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((done) => {
-    process.once('SIGTERM', () => done('SIGTERM'));
-    process.once('SIGINT', () => done('SIGINT'));
-  });
-}
 
 /**
  * Runs the server until SIGTERM or SIGINT, then stops gracefully and

@@ -29,6 +29,13 @@ export interface ShipperSource {
   readonly pending: number;
 }
 
+/** A sidecar's view of its Prometheus. */
+export interface SidecarStateSource {
+  readonly prometheusUp: boolean;
+  /** Prometheus blocks open for reading. */
+  readonly blocksLoaded: number;
+}
+
 export interface StrataMetricsOptions {
   version: string;
   /** Whether the server is ready (strata_ready). */
@@ -52,6 +59,7 @@ export class StrataMetrics {
   private db: Db | undefined;
   private pool: PoolStatsSource | undefined;
   private shipper: ShipperSource | undefined;
+  private sidecar: SidecarStateSource | undefined;
   private readonly http = new RequestStats(['route', 'method']);
   private readonly grpc = new RequestStats(['method']);
 
@@ -95,6 +103,10 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}shipper_uploaded_bytes_total`, 'Bytes of blocks uploaded to the bucket since start.', 'counter', fromShipper((s) => one(s.counters.uploadedBytes)));
     registerSampled(r, `${PREFIX}shipper_pending_blocks`, 'Blocks waiting to be shipped (retention keeps them until they are).', 'gauge', fromShipper((s) => one(s.pending)));
 
+    const fromSidecar = (read: (s: SidecarStateSource) => MetricValue[]) => () => (this.sidecar === undefined ? [] : read(this.sidecar));
+    registerSampled(r, 'thanos_sidecar_prometheus_up', 'Boolean indicator whether the sidecar can reach its Prometheus peer.', 'gauge', fromSidecar((s) => one(s.prometheusUp ? 1 : 0)));
+    registerSampled(r, `${PREFIX}sidecar_prometheus_blocks_loaded`, 'Blocks of the Prometheus data directory open for reading.', 'gauge', fromSidecar((s) => one(s.blocksLoaded)));
+
     registerSampled(r, `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status (499: the client went away first).', 'counter', () => this.http.counts());
     registerSampled(r, `${PREFIX}http_request_duration_seconds`, 'Seconds from a request\'s arrival to its answer, by route pattern and method.', 'histogram', () => this.http.histogram(`${PREFIX}http_request_duration_seconds`));
     registerSampled(r, `${PREFIX}grpc_requests_total`, 'gRPC calls finished, by method and status code.', 'counter', () => this.grpc.counts());
@@ -129,6 +141,11 @@ export class StrataMetrics {
   /** The shipper's counters are reported from now on. */
   watchShipper(shipper: ShipperSource): void {
     this.shipper = shipper;
+  }
+
+  /** A sidecar's state is reported from now on. */
+  watchSidecar(sidecar: SidecarStateSource): void {
+    this.sidecar = sidecar;
   }
 
   /** For the HTTP server's dispatch hook (DispatchHooks.onAnswer). */

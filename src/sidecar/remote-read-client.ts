@@ -24,13 +24,15 @@ export class RemoteReadError extends Error {
  * answer a stream of frames (uvarint length, CRC32C big-endian, a
  * ChunkedReadResponse); chunks are handed on as they come, never decoded.
  * Frames of one series are joined (a series comes whole before the next).
- * Series come sorted by labels, as Prometheus sends them.
+ * Series come sorted by labels, as Prometheus sends them, in batches: the
+ * series completed by each piece of the answer that arrives (a batch may
+ * be empty).
  *
  * @param url Prometheus' base URL, e.g. http://127.0.0.1:9090
  */
 export async function* remoteReadStream(
   url: string, matchers: readonly LabelMatcher[], minT: number, maxT: number, opts: { signal?: AbortSignal; timeoutMs?: number } = {},
-): AsyncGenerator<StreamedSeries> {
+): AsyncGenerator<StreamedSeries[]> {
   const req = ReadRequest.encode({
     queries: [{
       startTimestampMs: BigInt(Math.max(minT, Number.MIN_SAFE_INTEGER)),
@@ -64,6 +66,7 @@ export async function* remoteReadStream(
   let currentKey = '';
   for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf = buf.length === 0 ? Buffer.from(piece) : Buffer.concat([buf, piece]);
+    const done: StreamedSeries[] = [];
     for (;;) {
       const frame = nextFrame(buf, url);
       if (frame === undefined) break;
@@ -82,14 +85,15 @@ export async function* remoteReadStream(
           current.chunks.push(...chunks);
           continue;
         }
-        if (current !== undefined) yield current;
+        if (current !== undefined) done.push(current);
         current = { labels, chunks };
         currentKey = key;
       }
     }
+    if (done.length > 0) yield done;
   }
   if (buf.length > 0) throw new RemoteReadError(`remote read from ${url}: the stream ended inside a frame (${buf.length} bytes left)`);
-  if (current !== undefined) yield current;
+  if (current !== undefined) yield [current];
 }
 
 /** The next whole frame in `b`, or undefined when more bytes are needed. */

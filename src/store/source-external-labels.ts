@@ -82,7 +82,7 @@ class ExternalLabelsSource implements StoreSource {
     if (value === undefined) return this.source.labelValues({ ...query, matchers: rest });
     // Without matchers (other than on external labels) the store's own
     // value answers, data or not; with them, only when a series matches.
-    const some = rest.length === 0 || (await this.anySeries(rest, query.minT, query.maxT));
+    const some = rest.length === 0 || (await this.anySeries(rest, query));
     return some ? [value] : [];
   }
 
@@ -94,8 +94,9 @@ class ExternalLabelsSource implements StoreSource {
     return { minT: inner.minT, maxT: inner.maxT, labels: ext.apply(inner.labels), labelSets };
   }
 
-  private async anySeries(matchers: SeriesQuery['matchers'], minT: number, maxT: number): Promise<boolean> {
-    const set = this.source.series({ matchers, minT, maxT, skipChunks: true, withoutReplicaLabels: [], shard: undefined, limit: 0 });
+  private async anySeries(matchers: SeriesQuery['matchers'], query: LabelValuesQuery): Promise<boolean> {
+    const { minT, maxT, warn } = query;
+    const set = this.source.series({ matchers, minT, maxT, skipChunks: true, withoutReplicaLabels: [], shard: undefined, limit: 0, ...(warn === undefined ? {} : { warn }) });
     try {
       for (let batch = await set.next(); batch !== undefined; batch = await set.next()) if (batch.length > 0) return true;
       return false;

@@ -9,7 +9,7 @@ import type { InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc
 import type { LabelMatcher as WireMatcher } from '../gen/thanos/store/types.js';
 import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
 import { invalidArgument } from './errors.js';
-import { encodeSeriesFrames } from './series-frames.js';
+import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
 import type { SeriesSink } from './series-sink.js';
 import type { LabelNamesQuery, SeriesQuery, SourceInfo, StoreSource } from './store-source.js';
 
@@ -46,6 +46,7 @@ export class StoreApi {
    * the first frame. The source's set is closed however the call ends.
    */
   async series(req: SeriesRequest, sink: SeriesSink): Promise<void> {
+    const warnings = new Set<string>();
     const query: SeriesQuery = {
       matchers: toMatchers(req.matchers),
       minT: toMs(req.minTime),
@@ -57,6 +58,7 @@ export class StoreApi {
       withoutReplicaLabels: req.withoutReplicaLabels,
       shard: req.shardInfo,
       limit: toLimit(req.limit),
+      warn: (w) => warnings.add(w),
     };
     const set = this.source.series(query);
     const send = (frame: Buffer): void => sink.send(frame);
@@ -82,6 +84,8 @@ export class StoreApi {
           }
         }
       }
+      // Warnings go after the series, as Thanos' proxy sends them once known.
+      for (const w of warnings) send(encodeWarningFrame(w, alloc));
       sink.flush();
       ok = true;
     } finally {
@@ -96,15 +100,17 @@ export class StoreApi {
   }
 
   async labelNames(req: LabelNamesRequest): Promise<LabelNamesResponse> {
-    const names = await this.source.labelNames(labelsQuery(req));
+    const warnings = new Set<string>();
+    const names = await this.source.labelNames(labelsQuery(req, warnings));
     // The encoder only reads the list: no copy of what may be 100k names.
-    return { names: names as string[], warnings: [] };
+    return { names: names as string[], warnings: [...warnings] };
   }
 
   async labelValues(req: LabelValuesRequest): Promise<LabelValuesResponse> {
     if (req.label === '') throw invalidArgument('label name parameter cannot be empty');
-    const values = await this.source.labelValues({ ...labelsQuery(req), name: req.label });
-    return { values: values as string[], warnings: [] };
+    const warnings = new Set<string>();
+    const values = await this.source.labelValues({ ...labelsQuery(req, warnings), name: req.label });
+    return { values: values as string[], warnings: [...warnings] };
   }
 
   /** thanos.Store/Info (deprecated). */
@@ -133,13 +139,14 @@ export class StoreApi {
   }
 }
 
-function labelsQuery(req: LabelNamesRequest): LabelNamesQuery {
+function labelsQuery(req: LabelNamesRequest, warnings: Set<string>): LabelNamesQuery {
   return {
     matchers: toMatchers(req.matchers),
     minT: toMs(req.start),
     maxT: toMs(req.end),
     withoutReplicaLabels: req.withoutReplicaLabels,
     limit: toLimit(req.limit),
+    warn: (w) => warnings.add(w),
   };
 }
 
@@ -165,7 +172,8 @@ function toLimit(limit: bigint): number {
 /** The data's time range; an empty store says so with min > max. */
 function timeRange(info: SourceInfo): [bigint, bigint] {
   if (info.maxT === -Infinity) return [MAX_I64, MIN_I64];
-  return [BigInt(info.minT), BigInt(info.maxT)];
+  // A sidecar's data reaches into the future (Prometheus keeps writing): MaxInt64, as Thanos' sidecar.
+  return [info.minT === -Infinity ? MIN_I64 : BigInt(info.minT), info.maxT === Infinity ? MAX_I64 : BigInt(info.maxT)];
 }
 
 function toLabels(flat: readonly string[]): Label[] {

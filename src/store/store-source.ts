@@ -122,6 +122,12 @@ export interface SeriesQuery {
   readonly shard: ShardInfo | undefined;
   /** At most this many series (request-limit decorator); 0: all. */
   readonly limit: number;
+  /**
+   * Where a source reports what its answer lacks without failing (a
+   * Prometheus beside a sidecar that did not answer): sent to the client
+   * as Store API warnings. Absent: nobody listens.
+   */
+  readonly warn?: (message: string) => void;
 }
 
 /** A LabelNames request, decoded. */
@@ -133,6 +139,8 @@ export interface LabelNamesQuery {
   readonly withoutReplicaLabels: readonly string[];
   /** At most this many names; 0: all. */
   readonly limit: number;
+  /** As SeriesQuery.warn. */
+  readonly warn?: (message: string) => void;
 }
 
 /** A LabelValues request, decoded; `name` is not empty. */

@@ -20,6 +20,7 @@ import { remoteReadRoute } from './remote-read.js';
 import { remoteWriteRoutes } from './remote-write.js';
 
 export { Readiness } from './readiness.js';
+export { probeRoutes, type ReadinessState } from './probes.js';
 export { parseSelector, SelectorError } from './selector.js';
 export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
 

@@ -6,11 +6,16 @@
  * stopping. Plain text bodies.
  */
 import type { RouteSpec } from '../route.js';
-import type { Readiness } from './readiness.js';
+/** What the probes ask: the engine's Readiness, or a sidecar's state. */
+export interface ReadinessState {
+  readonly ready: boolean;
+  /** Why not ready (meaningless while ready). */
+  readonly reason: string;
+}
 
 const TEXT = 'text/plain; charset=utf-8';
 
-export function probeRoutes(readiness: Readiness): RouteSpec[] {
+export function probeRoutes(readiness: ReadinessState): RouteSpec[] {
   return [
     {
       method: 'GET',

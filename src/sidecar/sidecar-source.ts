@@ -1,0 +1,286 @@
+import { threadCodec } from '../codec/index.js';
+import { ENC_XOR } from '../blocks/types.js';
+import type { LabelMatcher } from '../index/types.js';
+import { compareLabels } from '../index/utf8-order.js';
+import { matchesValue } from '../index/label-matcher.js';
+import { compareUtf8 } from '../index/index.js';
+import type { ByteArena } from '../query/byte-arena.js';
+import { Querier } from '../query/querier.js';
+import type { BlockSeriesReader } from '../query/block-series.js';
+import type { PlannedSeries, StoredChunk } from '../query/types.js';
+import type {
+  LabelNamesQuery, LabelValuesQuery, SeriesQuery, SeriesSet, SourceInfo, SourceSeries, StoreSource,
+} from '../store/store-source.js';
+import type { PrometheusBlocks } from './prometheus-blocks.js';
+import { prometheusLabelNames, prometheusLabelValues } from './prometheus-client.js';
+import { remoteReadStream, type StreamedSeries } from './remote-read-client.js';
+
+/** What the sidecar source needs of the sidecar around it. */
+export interface SidecarSourceOptions {
+  /** Prometheus' base URL. */
+  prometheusUrl: string;
+  blocks: PrometheusBlocks;
+  /** Prometheus' external labels as last read: its remote read adds them, the source answers labels as stored. */
+  externalLabels: () => ReadonlyArray<readonly [string, string]>;
+  /** Prometheus' oldest sample (prometheus_tsdb_lowest_timestamp_seconds, ms) as last read; undefined when never read. */
+  lowestTimestamp: () => number | undefined;
+  /** Longest wait for one remote read or label call to Prometheus. */
+  timeoutMs?: number;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * A Prometheus beside the sidecar as a Store API source (Thanos'
+ * PrometheusStore, better where it can be): the blocks of its data
+ * directory are read directly (memory-mapped, as Strata's own), and only
+ * what comes after the newest of them (its head) through its remote read,
+ * as STREAMED_XOR_CHUNKS passed on as they come. The two are merged by
+ * labels at the boundary `end` (exclusive end of the blocks read directly):
+ * the blocks answer [minT, end), remote read [end, maxT]; a chunk of remote
+ * read that reaches below `end` (its head not truncated yet) is cut there,
+ * so no sample is answered twice.
+ *
+ * Blocks another block replaces (a compaction's parents, until Prometheus
+ * deletes them) are left out; a block with tombstones is not read directly
+ * (the deleted samples are in its files): its range and everything after it
+ * come through remote read, which applies them.
+ *
+ * When Prometheus does not answer, the blocks still do, with a warning
+ * saying what is missing.
+ */
+export class SidecarSource implements StoreSource {
+  constructor(private readonly opts: SidecarSourceOptions) {}
+
+  series(query: SeriesQuery): SeriesSet {
+    const { readers, end } = this.direct();
+    const querier = new Querier(readers);
+    const blockMax = Math.min(query.maxT, end - 1);
+    const planned = querier.plan(query.matchers, query.minT, blockMax);
+    const from = Math.max(query.minT, end);
+    const remote = from <= query.maxT ? { from, to: query.maxT } : undefined;
+    return new SidecarSeriesSet(this.opts, querier, planned, query, remote);
+  }
+
+  async labelNames(query: LabelNamesQuery): Promise<readonly string[]> {
+    return this.labels(query, (q, from, to) => q.labelNames(query.matchers, from, to), (from, to) => prometheusLabelNames(this.opts.prometheusUrl, query.matchers, from, to, this.timeout),
+      (series) => series.flatMap((s) => s.labels.filter((_, i) => i % 2 === 0)));
+  }
+
+  async labelValues(query: LabelValuesQuery): Promise<readonly string[]> {
+    const name = query.name;
+    return this.labels(query, (q, from, to) => q.labelValues(name, query.matchers, from, to), (from, to) => prometheusLabelValues(this.opts.prometheusUrl, name, query.matchers, from, to, this.timeout),
+      (series) => series.flatMap((s) => {
+        for (let i = 0; i < s.labels.length; i += 2) if (s.labels[i] === name) return [s.labels[i + 1]!];
+        return [];
+      }));
+  }
+
+  info(): Promise<SourceInfo> {
+    const { readers } = this.direct();
+    let minT = this.opts.lowestTimestamp() ?? Infinity;
+    for (const r of this.opts.blocks.readers) if (r.minTime < minT) minT = r.minTime;
+    // Until anything is known, everything may be here; Prometheus keeps
+    // writing, so the data reaches into the future (Thanos: MaxInt64).
+    if (minT === Infinity && readers.length === 0) minT = -Infinity;
+    return Promise.resolve({ minT, maxT: Infinity, labels: [], labelSets: [] });
+  }
+
+  private get timeout(): number {
+    return this.opts.timeoutMs ?? 120_000;
+  }
+
+  /** The blocks read directly, oldest first, and where they end (exclusive; -Infinity: none). */
+  private direct(): { readers: BlockSeriesReader[]; end: number } {
+    const all = this.opts.blocks.readers;
+    const replaced = new Set<string>();
+    for (const r of all) {
+      for (const p of r.block.meta.compaction.parents ?? []) replaced.add(p.ulid);
+    }
+    const live = all.filter((r) => !replaced.has(r.block.ulid));
+    let cut = Infinity;
+    for (const r of live) if (r.block.tombstones > 0 && r.minTime < cut) cut = r.minTime;
+    const readers = live.filter((r) => r.block.maxTime <= cut);
+    let end = -Infinity;
+    for (const r of readers) if (r.block.maxTime > end) end = r.block.maxTime;
+    return { readers, end };
+  }
+
+  /**
+   * Names or values: the blocks' for [minT, end), Prometheus' label API for
+   * [end, maxT] (remote read where the API cannot take the matchers: every
+   * one of them matches the empty string), merged.
+   */
+  private async labels(
+    query: LabelNamesQuery,
+    fromBlocks: (q: Querier, from: number, to: number) => string[],
+    fromApi: (from: number, to: number) => Promise<string[]>,
+    fromSeries: (series: StreamedSeries[]) => string[],
+  ): Promise<readonly string[]> {
+    const { readers, end } = this.direct();
+    const q = new Querier(readers);
+    const out = new Set(fromBlocks(q, query.minT, Math.min(query.maxT, end - 1)));
+    const from = Math.max(query.minT, end);
+    if (from <= query.maxT) {
+      try {
+        const viaApi = query.matchers.length === 0 || query.matchers.some((m) => !matchesValue(m, ''));
+        const got = viaApi ? await fromApi(from, query.maxT) : fromSeries(await this.readAll(query.matchers, from, query.maxT));
+        for (const v of got) out.add(v);
+      } catch (err) {
+        query.warn?.(unreachable(this.opts.prometheusUrl, err, end));
+      }
+    }
+    return [...out].sort(compareUtf8);
+  }
+
+  private async readAll(matchers: readonly LabelMatcher[], from: number, to: number): Promise<StreamedSeries[]> {
+    const out: StreamedSeries[] = [];
+    for await (const batch of remoteReadStream(this.opts.prometheusUrl, matchers, from, to, { timeoutMs: this.timeout })) {
+      for (const s of batch) out.push({ labels: stripExternal(s.labels, this.opts.externalLabels()), chunks: [] });
+    }
+    return out;
+  }
+}
+
+/** A series of the merged answer: planned from blocks, from remote read, or both. */
+interface MergedSeries extends SourceSeries {
+  readonly planned: PlannedSeries | undefined;
+  readonly remote: StoredChunk[] | undefined;
+}
+
+/**
+ * Blocks' planned series merged with remote read's as the stream brings
+ * them: each next() waits for the next piece of the stream and yields, in
+ * label order, the block series before the last remote series received
+ * and the remote series themselves (joined with a block series of equal
+ * labels).
+ */
+class SidecarSeriesSet implements SeriesSet {
+  private stream: AsyncGenerator<StreamedSeries[]> | undefined;
+  private readonly abort = new AbortController();
+  private at = 0;
+  private done = false;
+  private surrogates: boolean;
+  private readonly compare: (a: readonly string[], b: readonly string[]) => number = compareLabels;
+
+  constructor(
+    private readonly opts: SidecarSourceOptions,
+    private readonly querier: Querier,
+    private readonly planned: PlannedSeries[],
+    private readonly query: SeriesQuery,
+    private readonly remote: { from: number; to: number } | undefined,
+  ) {
+    this.surrogates = querier.hasSurrogates();
+    if (remote !== undefined) {
+      this.stream = remoteReadStream(opts.prometheusUrl, query.matchers, remote.from, remote.to, { signal: this.abort.signal });
+    }
+  }
+
+  async next(): Promise<readonly SourceSeries[] | undefined> {
+    if (this.done) return undefined;
+    const out: MergedSeries[] = [];
+    if (this.stream !== undefined) {
+      let batch: StreamedSeries[] | undefined;
+      try {
+        const r = await this.stream.next();
+        batch = r.done === true ? undefined : r.value;
+      } catch (err) {
+        this.stream = undefined;
+        if (this.abort.signal.aborted) throw err;
+        this.query.warn?.(unreachable(this.opts.prometheusUrl, err, this.remote!.from));
+      }
+      if (batch !== undefined) {
+        const ext = this.opts.externalLabels();
+        for (const s of batch) this.take(out, stripExternal(s.labels, ext), s.chunks);
+        return out;
+      }
+      this.stream = undefined;
+    }
+    // The stream is over (or failed): the rest of the blocks' series.
+    this.done = true;
+    while (this.at < this.planned.length) out.push({ labels: this.planned[this.at]!.labels, planned: this.planned[this.at++], remote: undefined });
+    return out;
+  }
+
+  /** Adds the block series before `labels`, then the remote series (joined with an equal block series). */
+  private take(out: MergedSeries[], labels: string[], chunks: StoredChunk[]): void {
+    if (!this.surrogates) for (const l of labels) if (SURROGATE.test(l)) this.surrogates = true;
+    const remote = this.trim(chunks);
+    const planned = this.planned;
+    while (this.at < planned.length && this.compare(planned[this.at]!.labels, labels) < 0) {
+      const p = planned[this.at++]!;
+      out.push({ labels: p.labels, planned: p, remote: undefined });
+    }
+    if (this.at < planned.length && this.compare(planned[this.at]!.labels, labels) === 0) {
+      const p = planned[this.at++]!;
+      out.push({ labels: p.labels, planned: p, remote });
+      return;
+    }
+    if (remote.length > 0 || this.query.skipChunks) out.push({ labels, planned: undefined, remote });
+  }
+
+  /** Remote chunks without what the blocks answer: chunks wholly below the boundary go, one across it is cut. */
+  private trim(chunks: StoredChunk[]): StoredChunk[] {
+    const from = this.remote!.from;
+    if (chunks.every((c) => c.minT >= from)) return chunks;
+    const out: StoredChunk[] = [];
+    for (const c of chunks) {
+      if (c.minT >= from) out.push(c);
+      else if (c.maxT >= from) out.push(cutBelow(c, from));
+    }
+    return out;
+  }
+
+  chunks(series: SourceSeries, arena: ByteArena): readonly StoredChunk[] {
+    const s = series as MergedSeries;
+    if (s.planned === undefined) return s.remote!;
+    const fromBlocks = this.querier.chunksOf(s.planned, this.query.minT, Math.min(this.query.maxT, this.remote?.from === undefined ? Infinity : this.remote.from - 1), arena);
+    if (s.remote === undefined || s.remote.length === 0) return fromBlocks;
+    return [...fromBlocks, ...s.remote];
+  }
+
+  hasSurrogates(): boolean {
+    return this.surrogates;
+  }
+
+  close(): void {
+    this.done = true;
+    if (this.stream !== undefined) {
+      this.abort.abort();
+      const stream = this.stream;
+      this.stream = undefined;
+      stream.return(undefined).catch(() => {});
+    }
+  }
+}
+
+/** The samples of an XOR chunk at or after `from`, encoded again; other encodings pass whole (they cannot be cut yet). */
+function cutBelow(c: StoredChunk, from: number): StoredChunk {
+  if ((c.encoding ?? ENC_XOR) !== ENC_XOR) return c;
+  const codec = threadCodec();
+  const { timestamps, values } = codec.decode(c.data);
+  let k = 0;
+  const f = BigInt(from);
+  while (k < timestamps.length && timestamps[k]! < f) k++;
+  const ts = timestamps.subarray(k);
+  return { minT: Number(ts[0]), maxT: c.maxT, data: codec.encode(ts.slice(), values.slice(k)) };
+}
+
+/** Labels as stored: remote read adds Prometheus' external labels where the series has no label of that name. */
+function stripExternal(labels: string[], ext: ReadonlyArray<readonly [string, string]>): string[] {
+  if (ext.length === 0) return labels;
+  const out: string[] = [];
+  let j = 0;
+  for (let i = 0; i < labels.length; i += 2) {
+    const name = labels[i]!;
+    while (j < ext.length && compareUtf8(ext[j]![0], name) < 0) j++;
+    if (j < ext.length && ext[j]![0] === name && ext[j]![1] === labels[i + 1]) continue;
+    out.push(name, labels[i + 1]!);
+  }
+  return out;
+}
+
+function unreachable(url: string, err: unknown, from: number): string {
+  const since = Number.isFinite(from) ? ` from ${new Date(from).toISOString()} on` : '';
+  return `Prometheus at ${url} did not answer (${(err as Error).message}): its head's data${since} is missing; its blocks answered`;
+}
