@@ -33,8 +33,22 @@ export class PrometheusBlocks {
     return end;
   }
 
-  /** Re-lists the directory: opens new blocks, forgets deleted ones. Returns whether anything changed. */
-  async refresh(): Promise<boolean> {
+  private running: Promise<boolean> | undefined;
+
+  /**
+   * Re-lists the directory: opens new blocks, forgets deleted ones. Returns
+   * whether anything changed. One runs at a time: a call made meanwhile starts when it ends.
+   */
+  refresh(): Promise<boolean> {
+    const next = (this.running ?? Promise.resolve(false)).then(() => this.relist(), () => this.relist());
+    const mine = next.finally(() => {
+      if (this.running === mine) this.running = undefined;
+    });
+    this.running = mine;
+    return mine;
+  }
+
+  private async relist(): Promise<boolean> {
     const y = new Yielder();
     let paths: string[];
     try {

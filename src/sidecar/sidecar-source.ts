@@ -55,11 +55,10 @@ export class SidecarSource implements StoreSource {
   series(query: SeriesQuery): SeriesSet {
     const { readers, end } = this.direct();
     const querier = new Querier(readers);
-    const blockMax = Math.min(query.maxT, end - 1);
-    const planned = querier.plan(query.matchers, query.minT, blockMax);
+    const planned = querier.plan(query.matchers, query.minT, Math.min(query.maxT, end - 1));
     const from = Math.max(query.minT, end);
-    const remote = from <= query.maxT ? { from, to: query.maxT } : undefined;
-    return new SidecarSeriesSet(this.opts, querier, planned, query, remote);
+    const remote = from <= query.maxT ? { from, end } : undefined;
+    return new SidecarSeriesSet(this.opts, querier, planned, query, end, remote);
   }
 
   async labelNames(query: LabelNamesQuery): Promise<readonly string[]> {
@@ -168,11 +167,14 @@ class SidecarSeriesSet implements SeriesSet {
     private readonly querier: Querier,
     private readonly planned: PlannedSeries[],
     private readonly query: SeriesQuery,
-    private readonly remote: { from: number; to: number } | undefined,
+    /** Where the blocks read directly end (exclusive; -Infinity: none). */
+    private readonly end: number,
+    /** Remote read from `from` (the blocks' end or the query's start, the later) to the query's end; undefined: none. */
+    private readonly remote: { from: number } | undefined,
   ) {
     this.surrogates = querier.hasSurrogates();
     if (remote !== undefined) {
-      this.stream = remoteReadStream(opts.prometheusUrl, query.matchers, remote.from, remote.to, { signal: this.abort.signal });
+      this.stream = remoteReadStream(opts.prometheusUrl, query.matchers, remote.from, query.maxT, { signal: this.abort.signal });
     }
   }
 
@@ -219,10 +221,14 @@ class SidecarSeriesSet implements SeriesSet {
     if (remote.length > 0 || this.query.skipChunks) out.push({ labels, planned: undefined, remote });
   }
 
-  /** Remote chunks without what the blocks answer: chunks wholly below the boundary go, one across it is cut. */
+  /**
+   * Remote chunks without what the blocks answer: chunks wholly before
+   * their end go, one across it is cut there. Chunks reaching before the
+   * query's start are passed on whole, as stored (the client trims).
+   */
   private trim(chunks: StoredChunk[]): StoredChunk[] {
-    const from = this.remote!.from;
-    if (chunks.every((c) => c.minT >= from)) return chunks;
+    const from = this.end;
+    if (from === -Infinity || chunks.every((c) => c.minT >= from)) return chunks;
     const out: StoredChunk[] = [];
     for (const c of chunks) {
       if (c.minT >= from) out.push(c);
@@ -234,7 +240,7 @@ class SidecarSeriesSet implements SeriesSet {
   chunks(series: SourceSeries, arena: ByteArena): readonly StoredChunk[] {
     const s = series as MergedSeries;
     if (s.planned === undefined) return s.remote!;
-    const fromBlocks = this.querier.chunksOf(s.planned, this.query.minT, Math.min(this.query.maxT, this.remote?.from === undefined ? Infinity : this.remote.from - 1), arena);
+    const fromBlocks = this.querier.chunksOf(s.planned, this.query.minT, Math.min(this.query.maxT, this.end - 1), arena);
     if (s.remote === undefined || s.remote.length === 0) return fromBlocks;
     return [...fromBlocks, ...s.remote];
   }

@@ -204,10 +204,20 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
     assert.equal(prom.queries.length, before);
   });
 
-  test('a range within the head reads remote read only, cut at the range\'s start as stored chunks allow', async () => {
+  test('a range within the head reads remote read only, its chunks passed on whole', async () => {
     const got = await read(source(), query([{ type: MatchType.NEQ, name: 'i', value: '2' }], 2200, 2300));
     assert.deepEqual([...got.keys()], [A1, HEAD_ONLY].map((l) => JSON.stringify(l)));
     assert.deepEqual(prom.queries.at(-1), { start: 2200, end: 2300 });
+    // A2's head chunk [2000, 2500] starts before the range and after the blocks.
+    const set = source().series(query([{ type: MatchType.EQ, name: 'i', value: '2' }], 2200, 2300));
+    try {
+      const [a2] = (await set.next())!;
+      const [chunk] = set.chunks(a2!, new ByteArena());
+      assert.equal(chunk!.minT, 2000, 'the head chunk as Prometheus sent it, not decoded and cut');
+      assert.ok(Buffer.from(chunk!.data).equals(Buffer.from(remote[1]!.chunks[0]!.data)), 'its bytes as sent');
+    } finally {
+      set.close();
+    }
   });
 
   test('Prometheus down: the blocks answer, with a warning naming it', async () => {
