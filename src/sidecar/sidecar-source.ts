@@ -148,19 +148,21 @@ interface MergedSeries extends SourceSeries {
 }
 
 /**
- * Blocks' planned series merged with remote read's as the stream brings
- * them: each next() waits for the next piece of the stream and yields, in
- * label order, the block series before the last remote series received
- * and the remote series themselves (joined with a block series of equal
- * labels).
+ * Blocks' planned series joined with remote read's. Remote read answers
+ * each series with Prometheus' external labels merged in (its own label of
+ * the same name wins), so a stored label equal to an external one cannot
+ * be told apart from the merged one: series are joined on their labels
+ * with the external labels merged in, the way Prometheus merges them. The
+ * answer is collected whole before it is yielded (chunks still as they
+ * came, never decoded), in one batch sorted by labels; the external-labels
+ * decorator above re-sorts the whole answer anyway, as Thanos' sidecar
+ * does (its resortingServer).
  */
 class SidecarSeriesSet implements SeriesSet {
   private stream: AsyncGenerator<StreamedSeries[]> | undefined;
   private readonly abort = new AbortController();
-  private at = 0;
   private done = false;
   private surrogates: boolean;
-  private readonly compare: (a: readonly string[], b: readonly string[]) => number = compareLabels;
 
   constructor(
     private readonly opts: SidecarSourceOptions,
@@ -180,45 +182,50 @@ class SidecarSeriesSet implements SeriesSet {
 
   async next(): Promise<readonly SourceSeries[] | undefined> {
     if (this.done) return undefined;
-    const out: MergedSeries[] = [];
+    this.done = true;
+    const ext = this.opts.externalLabels();
+    const byLabels = new Map<string, StreamedSeries[]>();
     if (this.stream !== undefined) {
-      let batch: StreamedSeries[] | undefined;
       try {
-        const r = await this.stream.next();
-        batch = r.done === true ? undefined : r.value;
+        for await (const batch of this.stream) {
+          for (const s of batch) {
+            const key = JSON.stringify(s.labels);
+            const same = byLabels.get(key);
+            if (same === undefined) byLabels.set(key, [s]);
+            else same.push(s);
+          }
+        }
       } catch (err) {
-        this.stream = undefined;
         if (this.abort.signal.aborted) throw err;
         this.query.warn?.(unreachable(this.opts.prometheusUrl, err, this.remote!.from));
+      } finally {
+        this.stream = undefined;
       }
-      if (batch !== undefined) {
-        const ext = this.opts.externalLabels();
-        for (const s of batch) this.take(out, stripExternal(s.labels, ext), s.chunks);
-        return out;
+    }
+    const out: MergedSeries[] = [];
+    for (const p of this.planned) {
+      let remote: StoredChunk[] | undefined;
+      if (byLabels.size > 0) {
+        const key = JSON.stringify(ext.length === 0 ? p.labels : mergeExternal(p.labels, ext));
+        const same = byLabels.get(key);
+        if (same !== undefined) {
+          remote = this.trim(same.shift()!.chunks);
+          if (same.length === 0) byLabels.delete(key);
+        }
       }
-      this.stream = undefined;
-    }
-    // The stream is over (or failed): the rest of the blocks' series.
-    this.done = true;
-    while (this.at < this.planned.length) out.push({ labels: this.planned[this.at]!.labels, planned: this.planned[this.at++], remote: undefined });
-    return out;
-  }
-
-  /** Adds the block series before `labels`, then the remote series (joined with an equal block series). */
-  private take(out: MergedSeries[], labels: string[], chunks: StoredChunk[]): void {
-    if (!this.surrogates) for (const l of labels) if (SURROGATE.test(l)) this.surrogates = true;
-    const remote = this.trim(chunks);
-    const planned = this.planned;
-    while (this.at < planned.length && this.compare(planned[this.at]!.labels, labels) < 0) {
-      const p = planned[this.at++]!;
-      out.push({ labels: p.labels, planned: p, remote: undefined });
-    }
-    if (this.at < planned.length && this.compare(planned[this.at]!.labels, labels) === 0) {
-      const p = planned[this.at++]!;
       out.push({ labels: p.labels, planned: p, remote });
-      return;
     }
-    if (remote.length > 0 || this.query.skipChunks) out.push({ labels, planned: undefined, remote });
+    if (byLabels.size === 0) return out;
+    for (const same of byLabels.values()) {
+      for (const s of same) {
+        const remote = this.trim(s.chunks);
+        if (remote.length === 0 && !this.query.skipChunks) continue;
+        const labels = stripExternal(s.labels, ext);
+        if (!this.surrogates) for (const l of labels) if (SURROGATE.test(l)) this.surrogates = true;
+        out.push({ labels, planned: undefined, remote });
+      }
+    }
+    return out.sort((a, b) => compareLabels(a.labels, b.labels));
   }
 
   /**
@@ -272,7 +279,28 @@ function cutBelow(c: StoredChunk, from: number): StoredChunk {
   return { minT: Number(ts[0]), maxT: c.maxT, data: codec.encode(ts.slice(), values.slice(k)) };
 }
 
-/** Labels as stored: remote read adds Prometheus' external labels where the series has no label of that name. */
+/** Stored labels with the external labels merged in as Prometheus' remote read merges them: a stored label of the same name wins. */
+function mergeExternal(labels: readonly string[], ext: ReadonlyArray<readonly [string, string]>): string[] {
+  const out: string[] = [];
+  let j = 0;
+  for (let i = 0; i < labels.length; i += 2) {
+    const name = labels[i]!;
+    while (j < ext.length && compareUtf8(ext[j]![0], name) < 0) {
+      out.push(ext[j]![0], ext[j]![1]);
+      j++;
+    }
+    if (j < ext.length && ext[j]![0] === name) j++;
+    out.push(name, labels[i + 1]!);
+  }
+  for (; j < ext.length; j++) out.push(ext[j]![0], ext[j]![1]);
+  return out;
+}
+
+/**
+ * Labels as the source answers them: without the external label pairs
+ * remote read merged in (a stored pair equal to an external one goes too;
+ * the decorator puts it back, so the answer is the same).
+ */
 function stripExternal(labels: string[], ext: ReadonlyArray<readonly [string, string]>): string[] {
   if (ext.length === 0) return labels;
   const out: string[] = [];

@@ -149,6 +149,8 @@ async function read(source: SidecarSource, q: SeriesQuery): Promise<Map<string, 
 const A1 = ['__name__', 'up', 'i', '1'];
 const A2 = ['__name__', 'up', 'i', '2'];
 const HEAD_ONLY = ['__name__', 'up', 'i', '3'];
+/** Stores an external label's very pair (a Prometheus receiving writes from agents that share its labels). */
+const A4 = ['__name__', 'up', 'cluster', 'eu1', 'i', '4'];
 const value = (t: number): number => t / 10;
 
 describe('the sidecar source: blocks from disk, the head through remote read, merged at the blocks\' end', () => {
@@ -162,8 +164,8 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
     // Two level-1 blocks [0, 1000) and [1000, 2000), samples every 10 ms.
     for (const [from, to] of [[0, 1000], [1000, 2000]] as const) {
       await writeBlock({
-        blocksDir: dir, minTime: from, maxTime: to, symbols: [...A1, ...A2],
-        series: [A1, A2].map((labels) => ({ labels, chunks: [xor(range(from, to - 10, 10, value))] })),
+        blocksDir: dir, minTime: from, maxTime: to, symbols: [...A1, ...A2, ...A4],
+        series: [A4, A1, A2].map((labels) => ({ labels, chunks: [xor(range(from, to - 10, 10, value))] })),
       });
     }
     // The head as remote read answers it from 2000 on: a chunk of A1 reaching
@@ -173,6 +175,7 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
       { labels: withExternal(A1), chunks: [xor(range(1200, 1490, 10, value)), xor(range(1500, 2500, 10, value))] },
       { labels: withExternal(A2), chunks: [xor(range(2000, 2500, 10, value))] },
       { labels: withExternal(HEAD_ONLY), chunks: [xor(range(2100, 2500, 10, value))] },
+      { labels: withExternal(A4), chunks: [xor(range(2000, 2500, 10, value))] },
     ];
     prom = await fakePrometheus(() => remote);
     blocks = new PrometheusBlocks(dir, quiet);
@@ -189,8 +192,9 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
 
   test('every sample once across the boundary, labels as stored', async () => {
     const got = await read(source(), query([{ type: MatchType.EQ, name: '__name__', value: 'up' }], 0, 3000));
-    assert.deepEqual([...got.keys()], [A1, A2, HEAD_ONLY].map((l) => JSON.stringify(l)));
+    assert.deepEqual([...got.keys()], [A4, A1, A2, HEAD_ONLY].map((l) => JSON.stringify(l)));
     assert.deepEqual(got.get(JSON.stringify(A1)), every, 'A1: blocks then the head, the head chunk cut at 2000');
+    assert.deepEqual(got.get(JSON.stringify(A4)), every, 'a stored external pair: blocks and head joined, one series');
     assert.deepEqual(got.get(JSON.stringify(A2)), every);
     assert.deepEqual(got.get(JSON.stringify(HEAD_ONLY)), range(2100, 2500, 10, value).t.map((t) => `${t}:${value(t)}`));
     assert.deepEqual(prom.queries.at(-1), { start: 2000, end: 3000 }, 'remote read asked from the blocks\' end only');
@@ -206,7 +210,7 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
 
   test('a range within the head reads remote read only, its chunks passed on whole', async () => {
     const got = await read(source(), query([{ type: MatchType.NEQ, name: 'i', value: '2' }], 2200, 2300));
-    assert.deepEqual([...got.keys()], [A1, HEAD_ONLY].map((l) => JSON.stringify(l)));
+    assert.deepEqual([...got.keys()], [A1, HEAD_ONLY, ['__name__', 'up', 'i', '4']].map((l) => JSON.stringify(l)), 'a head-only answer: external pairs left to the decorator');
     assert.deepEqual(prom.queries.at(-1), { start: 2200, end: 2300 });
     // A2's head chunk [2000, 2500] starts before the range and after the blocks.
     const set = source().series(query([{ type: MatchType.EQ, name: 'i', value: '2' }], 2200, 2300));
@@ -223,7 +227,7 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
   test('Prometheus down: the blocks answer, with a warning naming it', async () => {
     const warnings: string[] = [];
     const got = await read(source('http://127.0.0.1:1'), query([{ type: MatchType.EQ, name: '__name__', value: 'up' }], 0, 3000, warnings));
-    assert.deepEqual([...got.keys()], [A1, A2].map((l) => JSON.stringify(l)));
+    assert.deepEqual([...got.keys()], [A4, A1, A2].map((l) => JSON.stringify(l)));
     assert.deepEqual(got.get(JSON.stringify(A1)), every.filter((s) => Number(s.split(':')[0]) < 2000));
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /Prometheus at http:\/\/127\.0\.0\.1:1 did not answer/);
@@ -242,10 +246,10 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
       const url = `http://127.0.0.1:${(api.address() as { port: number }).port}`;
       const s = source(url);
       const base = { matchers: [{ type: MatchType.EQ, name: '__name__', value: 'up' }], minT: 0, maxT: 3000, withoutReplicaLabels: [], limit: 0 };
-      assert.deepEqual(await s.labelNames(base), ['__name__', 'head_only_name', 'i']);
-      assert.deepEqual(await s.labelValues({ ...base, name: 'i' }), ['1', '2', '3', '{__name__="up"}']);
+      assert.deepEqual(await s.labelNames(base), ['__name__', 'cluster', 'head_only_name', 'i']);
+      assert.deepEqual(await s.labelValues({ ...base, name: 'i' }), ['1', '2', '3', '4', '{__name__="up"}']);
       const warnings: string[] = [];
-      assert.deepEqual(await source('http://127.0.0.1:1').labelNames({ ...base, warn: (w) => warnings.push(w) }), ['__name__', 'i']);
+      assert.deepEqual(await source('http://127.0.0.1:1').labelNames({ ...base, warn: (w) => warnings.push(w) }), ['__name__', 'cluster', 'i']);
       assert.equal(warnings.length, 1);
     } finally {
       await new Promise((r) => api.close(r));
@@ -296,7 +300,7 @@ describe('the sidecar source: blocks from disk, the head through remote read, me
       const arena = new ByteArena();
       let n = 0;
       for (const x of batch) for (const c of set.chunks(x, arena)) n += codec.decode(c.data).timestamps.length;
-      assert.equal(n, 2 * 200);
+      assert.equal(n, 3 * 200);
     } finally {
       set.close();
     }

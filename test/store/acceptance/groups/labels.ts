@@ -4,10 +4,10 @@
 // Rules: issue 4, WIRE.md "Behaviour real clients rely on" and "Tenants".
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eq, grpc, re, type LabelNamesRequest } from '../../support/client.js';
+import { eq, grpc, re, type Answer, type LabelNamesRequest } from '../../support/client.js';
 import { ALL_TIME, T0, codeName } from '../../support/calls.js';
 import { samplesOf } from '../../support/write-request.js';
-import type { StoreFactory, StoreUnderTest } from '../store-under-test.js';
+import { skippedAsDifferent, type StoreFactory, type StoreUnderTest } from '../store-under-test.js';
 
 /** LabelNames and LabelValues, against the stores `factory` opens. */
 export function labelsGroup(factory: StoreFactory): void {
@@ -158,6 +158,36 @@ export function labelsGroup(factory: StoreFactory): void {
       test('an invalid regex matcher is INVALID_ARGUMENT', async () => {
         const a = await client.labelValues({ ...ALL, label: 'job', matchers: [re('job', '(?=a)')] });
         assert.equal(a.code, grpc.status.INVALID_ARGUMENT, `answered ${codeName(a.code)}: ${a.details}`);
+      });
+    });
+
+    describe('a range without data between data held in one place', () => {
+      // m_gap_a at T0, m_gap_b two hours later: an engine's head, or a
+      // Prometheus head (3 h) under a sidecar, holds both at once.
+      let gap: StoreUnderTest;
+      const BETWEEN = { start: String(T0 + HOUR), end: String(T0 + HOUR + 60_000n) };
+
+      before(async () => {
+        gap = await factory.open({ externalLabels: { region: 'eu-west' } });
+        await gap.write({ timeseries: [{ labels: [['__name__', 'm_gap_a']], samples: samplesOf(10, T0, 1000n, (i) => i) }] });
+        await gap.write({ timeseries: [{ labels: [['__name__', 'm_gap_b']], samples: samplesOf(10, T0 + 2n * HOUR, 1000n, (i) => i) }] });
+      });
+
+      after(async () => {
+        await gap?.close();
+      });
+
+      test('LabelNames and LabelValues answer nothing', async (t) => {
+        if (skippedAsDifferent(t, factory, 'labelsInDataSpan')) return;
+        const ok = <T>(a: Answer<T>): T => {
+          assert.equal(a.code, grpc.status.OK, `answered ${codeName(a.code)}: ${a.details}`);
+          return a.response!;
+        };
+        assert.deepEqual(ok(await gap.labelNames(ALL)).names, ['__name__', 'region', 'tenant_id'], 'the data is there');
+        assert.deepEqual(ok(await gap.labelNames(BETWEEN)).names, []);
+        assert.deepEqual(ok(await gap.labelNames({ ...BETWEEN, matchers: [eq('__name__', 'm_gap_a')] })).names, []);
+        assert.deepEqual(ok(await gap.labelValues({ ...BETWEEN, label: '__name__' })).values, []);
+        assert.deepEqual(ok(await gap.labelValues({ ...BETWEEN, label: '__name__', matchers: [re('__name__', 'm_gap_.*')] })).values, []);
       });
     });
   });

@@ -13,6 +13,8 @@ import type { StoreFactory, StoreUnderTest } from '../store-under-test.js';
 /** 3000 series of 360 samples (3 chunks each): about 2 MB of chunks, three slices of series. */
 const SERIES = 3000;
 const SAMPLES = 360;
+/** Samples of each series a write carries: 180,000 in all, 15 min of data. */
+const WRITE_SAMPLES = 60;
 
 const written: WriteSeries[] = Array.from({ length: SERIES }, (_, i) => ({
   labels: [['__name__', 'm_large'], ['instance', `host-${String(i).padStart(4, '0')}`], ['job', 'node']],
@@ -26,7 +28,12 @@ export function largeAnswerGroup(factory: StoreFactory): void {
 
     before(async () => {
       client = await factory.open({ externalLabels: { region: 'eu-west' } });
-      for (let i = 0; i < SERIES; i += 500) await client.write({ timeseries: written.slice(i, i + 500) });
+      // Oldest first, as a Prometheus remote-writes: each request the next
+      // 60 samples of every series (a Prometheus under a sidecar refuses
+      // samples more than 1 h behind the newest it holds).
+      for (let k = 0; k < SAMPLES; k += WRITE_SAMPLES) {
+        await client.write({ timeseries: written.map((w) => ({ labels: w.labels, samples: w.samples!.slice(k, k + WRITE_SAMPLES) })) });
+      }
     });
 
     after(async () => {

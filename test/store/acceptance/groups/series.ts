@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Aggr, Strategy, eq, grpc, neq, nre, re, type Matcher, type SeriesRequest } from '../../support/client.js';
-import { T0, seriesFails, seriesOk } from '../../support/calls.js';
+import { ALL_TIME, T0, seriesFails, seriesOk } from '../../support/calls.js';
 import {
   answeredLabels, assertSamplesEqual, compareLabelSets, decodeSeries, labelSet, show, shown, within, writtenSamples,
 } from '../../support/series-check.js';
@@ -50,6 +50,17 @@ export function seriesGroup(factory: StoreFactory): void {
       k: [['__name__', 'm_replica'], ['job', 'k']],
     } satisfies Record<string, WriteSeries['labels']>;
 
+    /**
+     * m_same: an HA pair whose series store region with its external value
+     * (a Prometheus remote-written to by agents with the same external
+     * labels); 1000 samples over 4 h reach from a sidecar's blocks into
+     * its Prometheus' head.
+     */
+    const SAME = {
+      a: [['__name__', 'm_same'], ['region', 'eu-west'], ['replica', 'A']],
+      b: [['__name__', 'm_same'], ['region', 'eu-west'], ['replica', 'B']],
+    } satisfies Record<string, WriteSeries['labels']>;
+
     before(async () => {
       client = await factory.open({ externalLabels: EXT, replicaLabels: REPLICA_LABELS });
       await client.write({
@@ -64,6 +75,7 @@ export function seriesGroup(factory: StoreFactory): void {
           ser([['__name__', 'm_ext'], ['region', 'stored']]),
           ...Object.values(REPLICA).map((l) => ser(l)),
           ser([['__name__', 'm_long']], 1000),
+          ...Object.values(SAME).map((l) => ser(l, 1000)),
         ],
       });
     });
@@ -251,6 +263,16 @@ export function seriesGroup(factory: StoreFactory): void {
         assert.deepEqual(shown(got.series), []);
       });
 
+      test('a series storing an external label with the external value is answered once: one frame, every sample', async () => {
+        const got = await seriesOk(client, { matchers: [name('m_same')] });
+        assert.deepEqual(shown(got.series), [SAME.a, SAME.b].map((l) => show(ans(l))));
+        for (const s of got.series) {
+          // A few KiB of chunks: one Series message, not a series resumed in a second one.
+          assert.equal(s.frames, 1, `${show(s.labels)} came in ${s.frames} Series messages`);
+          assertSamplesEqual(decodeSeries(s), writtenSamples(ser([], 1000).samples!), show(s.labels));
+        }
+      });
+
       test('a matcher on an external label is decided against the external value, not a stored one', async () => {
         assert.deepEqual(shown((await seriesOk(client, { matchers: [name('m_ext'), eq('region', 'stored')] })).series), []);
         assert.equal((await seriesOk(client, { matchers: [name('m_ext'), eq('region', 'eu-west')] })).series.length, 1);
@@ -273,6 +295,16 @@ export function seriesGroup(factory: StoreFactory): void {
         assert.deepEqual(shown(plain.series), [REPLICA.ja2, REPLICA.jb1, REPLICA.k].map((l) => show(ans(l))));
         const got = await seriesOk(client, { matchers: [name('m_replica')], without_replica_labels: ['job', 'zone', 'region'] });
         assert.deepEqual(shown(got.series), shown(plain.series));
+      });
+
+      test('an HA pair storing an external label with its value: after removal, two whole series one after the other', async () => {
+        // Equal labels after removal: the frames themselves tell the two apart (seriesOk would join them).
+        const a = await client.series({ ...ALL_TIME, matchers: [name('m_same')], without_replica_labels: ['replica'] });
+        assert.equal(a.code, grpc.status.OK, a.details);
+        const series = a.frames.filter((f) => f.result === 'series').map((f) => f.series!);
+        const want = show(ans(SAME.a, ['replica']));
+        assert.deepEqual(series.map((s) => show(s.labels)), [want, want]);
+        for (const s of series) assertSamplesEqual(decodeSeries(s), writtenSamples(ser([], 1000).samples!), want);
       });
 
       test('removes the replica labels among several named, keeps the rest, with chunks intact', async () => {
