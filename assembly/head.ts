@@ -49,7 +49,9 @@ export const STAT_OUT_OF_ORDER: u32 = 2;
 export const STAT_CONFLICT: u32 = 3; // same timestamp as the newest, another value
 export const STAT_TOO_OLD: u32 = 4;
 export const STAT_MISSING: u32 = 5; // entries whose series does not exist yet
-const STATS: u32 = 6;
+export const STAT_TOO_FAR: u32 = 6; // newer than maxValidT: too far in the future
+export const STAT_OOO: u32 = 7; // out of order but within the window: listed for the host's out-of-order head
+const STATS: u32 = 8;
 
 const MAX_SAMPLE_BYTES: u32 = 20;
 const FIRST_CHUNK_BYTES: u32 = 64;
@@ -83,6 +85,12 @@ let cutsCount: u32 = 0;
 let missing: usize = 0;
 let missingCap: u32 = 0;
 let missingCount: u32 = 0;
+// Out-of-order samples within the window, for the host: triples of u32
+// (series id, batch entry, sample index). Rare by nature: the list costs
+// nothing while samples come in order.
+let ooo: usize = 0;
+let oooCap: u32 = 0;
+let oooCount: u32 = 0;
 
 /** Sets the chunk range (ms, Prometheus' 2h block range by default) and the target samples per chunk. */
 export function headInit(range: i64, perChunk: u32): void {
@@ -104,6 +112,7 @@ export function headStatsReset(): void {
   }
   batchMinT = i64.MAX_VALUE;
   batchMaxT = i64.MIN_VALUE;
+  oooCount = 0;
 }
 
 export function headStat(i: u32): u32 { return stats[i]; }
@@ -119,6 +128,8 @@ export function headCutsCount(): u32 { return cutsCount; }
 export function headMissingPtr(): usize { return missing; }
 export function headMissingCount(): u32 { return missingCount; }
 export function headSeriesCount(): u32 { return tableCount; }
+export function headOooPtr(): usize { return ooo; }
+export function headOooCount(): u32 { return oooCount; }
 
 /** Frees the buffers of the cut chunks the host has copied and empties the list. */
 export function headCutsRelease(): void {
@@ -191,13 +202,18 @@ export function headDropSeries(id: u32): void {
  * Appends a batch: `n` entries at `entries` (ENTRY_SIZE each), label bytes
  * at `labels`, timestamps (i64) and value bits (u64) at `ts`/`vals`.
  * With `list` != 0 only the `listLen` entry indices at `list` are done.
- * Samples older than `minValidT` are too old. An entry whose series does
- * not exist is listed in the missing list and skipped. With `wantWal`
- * accepted samples are appended to the WAL payload (see walSamples below).
- * Returns the number of missing entries.
+ * Samples older than `minValidT` are too old and samples newer than
+ * `maxValidT` too far in the future, unless they are out of order within
+ * the window: samples at or after `oooMinT` (i64.MAX_VALUE: no window) that
+ * are older than `minValidT` or than the series' newest are not appended
+ * but listed for the host (headOooPtr), which keeps them in its
+ * out-of-order head. An entry whose series does not exist is listed in the
+ * missing list and skipped. With `wantWal` accepted samples are appended to
+ * the WAL payload (see walSamples below). Returns the number of missing
+ * entries.
  */
 export function headAppend(entries: usize, n: u32, list: usize, listLen: u32, labels: usize, ts: usize, vals: usize,
-  minValidT: i64, walSeg: u32, wantWal: bool): u32 {
+  minValidT: i64, maxValidT: i64, oooMinT: i64, walSeg: u32, wantWal: bool): u32 {
   missingCount = 0;
   const total = list != 0 ? listLen : n;
   // Entries go in blocks: first every lookup of the block touches its table
@@ -232,8 +248,9 @@ export function headAppend(entries: usize, n: u32, list: usize, listLen: u32, la
         }
         continue;
       }
-      const start = <usize>load<u32>(e + E_START);
-      appendRun(s, ts + (start << 3), vals + (start << 3), load<u32>(e + E_COUNT), minValidT, walSeg, idx, wantWal);
+      const start = load<u32>(e + E_START);
+      appendRun(s, ts + (<usize>start << 3), vals + (<usize>start << 3), load<u32>(e + E_COUNT), minValidT, maxValidT, oooMinT, start,
+        walSeg, idx, wantWal);
     }
   }
   return missingCount;
@@ -308,7 +325,7 @@ export function headReplay(rec: usize, len: u32, walSeg: u32, minValidT: i64): i
     }
     if (id < 0 || id > <i64>u32.MAX_VALUE) return -1;
     const s = headSlot(<u32>id);
-    if (s != 0) appendRun(s, scratchTs, scratchVals, count, minValidT, walSeg, 0, false);
+    if (s != 0) appendRun(s, scratchTs, scratchVals, count, minValidT, i64.MAX_VALUE, i64.MAX_VALUE, 0, walSeg, 0, false);
   }
   return 0;
 }
@@ -331,7 +348,8 @@ export function headDropOpen(id: u32): void {
   store<u32>(s + S_CAP, 0);
 }
 
-function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64, walSeg: u32, entry: u32, wantWal: bool): void {
+function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64, maxValidT: i64, oooMinT: i64, first: u32,
+  walSeg: u32, entry: u32, wantWal: bool): void {
   let hasData = (load<u32>(s + S_FLAGS) & F_HAS_DATA) != 0;
   let maxT = load<i64>(s + S_MAXT);
   let lastV = load<u64>(s + S_LASTV);
@@ -341,13 +359,18 @@ function appendRun(s: usize, ts: usize, vals: usize, count: u32, minValidT: i64,
   for (let k: u32 = 0; k < count; k++) {
     const t = load<i64>(ts + (<usize>k << 3));
     const v = load<u64>(vals + (<usize>k << 3));
-    if (t < minValidT) {
-      reject(STAT_TOO_OLD, entry, t);
+    if (t < minValidT || t > maxValidT) {
+      if (t > maxValidT) reject(STAT_TOO_FAR, entry, t);
+      else if (t >= oooMinT) pushOoo(s, entry, first + k);
+      else reject(STAT_TOO_OLD, entry, t);
       continue;
     }
     if (hasData && t <= maxT) {
-      if (t < maxT) reject(STAT_OUT_OF_ORDER, entry, t);
-      else if (v != lastV) reject(STAT_CONFLICT, entry, t);
+      if (t < maxT) {
+        if (t >= oooMinT) pushOoo(s, entry, first + k);
+        // With a window, what lies before it is too old (Prometheus' ErrTooOldSample).
+        else reject(oooMinT == i64.MAX_VALUE ? STAT_OUT_OF_ORDER : STAT_TOO_OLD, entry, t);
+      } else if (v != lastV) reject(STAT_CONFLICT, entry, t);
       else stats[STAT_IGNORED]++;
       continue;
     }
@@ -544,6 +567,19 @@ function cut(s: usize): void {
   cutsCount++;
   store<u32>(s + S_BUF, 0);
   store<u32>(s + S_CAP, 0);
+}
+
+function pushOoo(s: usize, entry: u32, sample: u32): void {
+  if (oooCount == oooCap) {
+    oooCap = max<u32>(oooCap << 1, 256);
+    ooo = grow(ooo, <usize>oooCap * 12);
+  }
+  const p = ooo + <usize>oooCount * 12;
+  store<u32>(p, load<u32>(s + S_ID));
+  store<u32>(p, entry, 4);
+  store<u32>(p, sample, 8);
+  oooCount++;
+  stats[STAT_OOO]++;
 }
 
 function pushMissing(idx: u32): void {

@@ -20,7 +20,7 @@ export {
   SLOT_SIZE, ENTRY_SIZE, CUT_SIZE,
   headInit, headStatsReset, headStat, headFirstEntry, headFirstT, headBatchMinT, headBatchMaxT,
   headWalPtr, headWalLen, headWalReset, headCutsPtr, headCutsCount, headCutsRelease,
-  headMissingPtr, headMissingCount, headSeriesCount, headSlot, headFind, headNewSeries, headDropSeries,
+  headMissingPtr, headMissingCount, headOooPtr, headOooCount, headSeriesCount, headSlot, headFind, headNewSeries, headDropSeries,
   headAppend, headReplay, headCutOpen, headDropOpen,
 } from './head';
 export {

@@ -3,10 +3,13 @@
 // request bytes, for 2000 x 1 and 500 x 1 requests of node_exporter-like
 // series (8 labels), and 100 x 100 for the sample loop. Beside it the
 // obvious alternative, the generated ts-proto decoder feeding
-// AppendBatchBuilder, for scale.
+// AppendBatchBuilder, for scale. And the same series as remote write 2.0
+// (io.prometheus.write.v2.Request: labels as references into a symbols
+// table) through the same parser.
 import { cpus } from 'node:os';
 import { Bench } from 'tinybench';
 import { WriteRequest } from '../src/gen/thanos/store/rpc.js';
+import { Request as RequestV2 } from '../src/gen/prometheus/write/v2/types.js';
 import type { TimeSeries } from '../src/gen/thanos/store/prompb/types.js';
 import { AppendBatchBuilder } from '../src/head/append-batch.js';
 import { instantiateHeadWasm } from '../src/head/head-wasm.js';
@@ -42,6 +45,27 @@ function request(series: number, samples: number): Uint8Array {
   return WriteRequest.encode({ timeseries, tenant: 'team-a', replica: 0n }).finish();
 }
 
+/** The same series as a remote write 2.0 request, symbolized as Prometheus' sender does it. */
+function requestV2(series: number, samples: number): Uint8Array {
+  const symbols = [''];
+  const refs = new Map<string, number>([['', 0]]);
+  const ref = (s: string): number => {
+    let r = refs.get(s);
+    if (r === undefined) refs.set(s, (r = symbols.push(s) - 1));
+    return r;
+  };
+  const timeseries = Array.from({ length: series }, (_, i) => {
+    const s = nodeSeries(i, samples);
+    return {
+      labelsRefs: s.labels.flatMap((l) => [ref(l.name), ref(l.value)]),
+      samples: s.samples.map((x) => ({ value: x.value, timestamp: x.timestamp, startTimestamp: 0n })),
+      histograms: [],
+      exemplars: [],
+    };
+  });
+  return RequestV2.encode(RequestV2.fromPartial({ symbols, timeseries })).finish();
+}
+
 const wasm = instantiateHeadWasm();
 const builderWasm = instantiateHeadWasm();
 let sink = 0;
@@ -50,10 +74,14 @@ const rows: string[] = [];
 for (const [series, perSeries] of [[2000, 1], [500, 1], [100, 100]] as const) {
   const bytes = request(series, perSeries);
   const samples = series * perSeries;
+  const bytesV2 = requestV2(series, perSeries);
   const bench = new Bench({ time: TIME_MS, warmupTime: 500 });
   bench
     .add('parseWriteRequest', () => {
       sink += parseWriteRequest(bytes, { dialect: 'thanos' }, wasm).samples;
+    })
+    .add('parseWriteRequest, remote write 2.0', () => {
+      sink += parseWriteRequest(bytesV2, { dialect: 'prometheus-v2', tenant: 'team-a' }, wasm).samples;
     })
     .add('ts-proto decode + AppendBatchBuilder', () => {
       const req = WriteRequest.decode(bytes);
@@ -73,7 +101,8 @@ for (const [series, perSeries] of [[2000, 1], [500, 1], [100, 100]] as const) {
     // processes' preemptions; both are shown.
     const sec = r.latency.p50 / 1000;
     const us = (ms: number): string => (ms * 1000).toFixed(0);
-    rows.push(`| ${series} x ${perSeries} | ${task.name} | ${(bytes.length / 1024).toFixed(0)} KiB | ${us(r.latency.p50)} µs (mean ${us(r.latency.mean)}) | ${fmt(series / sec)} | ${fmt(samples / sec)} | ${(bytes.length / sec / 1e6).toFixed(0)} |`);
+    const size = task.name.endsWith('2.0') ? bytesV2.length : bytes.length;
+    rows.push(`| ${series} x ${perSeries} | ${task.name} | ${(size / 1024).toFixed(0)} KiB | ${us(r.latency.p50)} µs (mean ${us(r.latency.mean)}) | ${fmt(series / sec)} | ${fmt(samples / sec)} | ${(size / sec / 1e6).toFixed(0)} |`);
   }
 }
 

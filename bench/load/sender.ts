@@ -7,6 +7,7 @@
  * failed request stops the run with its status and body.
  */
 import http from 'node:http';
+import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { EncodedLoad } from './requests.js';
 
@@ -20,6 +21,8 @@ export interface SendOptions {
   totalTimeoutMs: number;
   /** Called after each finished scrape. */
   onScrape?: (scrape: number, samplesSent: number) => void;
+  /** For an https: URL: the CA to trust and, optionally, the client certificate and key (PEM). */
+  tls?: { ca: Buffer; cert?: Buffer; key?: Buffer };
 }
 
 export interface SendResult {
@@ -41,7 +44,7 @@ const HEADERS = {
 
 function post(agent: http.Agent, url: URL, body: Buffer, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request(
+    const req = (url.protocol === 'https:' ? https : http).request(
       { agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...HEADERS, 'Content-Length': body.length }, timeout: timeoutMs },
       (res) => {
         const chunks: Buffer[] = [];
@@ -63,7 +66,9 @@ function post(agent: http.Agent, url: URL, body: Buffer, timeoutMs: number): Pro
 /** Sends `load` to `options.url`; rejects on the first failed request. */
 export async function sendLoad(load: EncodedLoad, options: SendOptions): Promise<SendResult> {
   const url = new URL(options.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.inFlight });
+  const agent = url.protocol === 'https:'
+    ? new https.Agent({ keepAlive: true, maxSockets: options.inFlight, ...options.tls })
+    : new http.Agent({ keepAlive: true, maxSockets: options.inFlight });
   const perScrape = load.requests[0]?.length ?? 0;
   const latencies = new Float64Array(load.scrapes * perScrape);
   let done = 0;

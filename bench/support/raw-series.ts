@@ -4,8 +4,10 @@
 import http2 from 'node:http2';
 
 export interface RawAnswer {
-  /** The messages (SeriesResponse bytes), in order. */
+  /** The messages (SeriesResponse bytes), in order; empty when the call was made with `keep: false`. */
   messages: Buffer[];
+  /** Bytes of the answer's body (gRPC framing included). */
+  bytes: number;
   status: string;
 }
 
@@ -16,18 +18,34 @@ export function connect(address: string): http2.ClientHttp2Session {
   return session;
 }
 
-export function rawSeriesCall(session: http2.ClientHttp2Session, request: Uint8Array): Promise<RawAnswer> {
+/**
+ * One Series call. With `keep: false` the answer is only counted, never
+ * joined or split (a client that costs next to nothing, for timing).
+ */
+export function rawSeriesCall(session: http2.ClientHttp2Session, request: Uint8Array, opts: { keep?: boolean; idleTimeoutMs?: number } = {}): Promise<RawAnswer> {
+  const keep = opts.keep ?? true;
   const prefix = Buffer.alloc(5);
   prefix.writeUInt32BE(request.length, 1);
   const stream = session.request({ ':method': 'POST', ':path': '/thanos.Store/Series', 'content-type': 'application/grpc', te: 'trailers' });
   stream.end(Buffer.concat([prefix, request]));
   const chunks: Buffer[] = [];
+  let bytes = 0;
   let status = '';
   stream.on('trailers', (t) => { status = String(t['grpc-status'] ?? ''); });
   return new Promise((done, fail) => {
-    stream.on('data', (b: Buffer) => chunks.push(b));
+    stream.on('data', (b: Buffer) => {
+      bytes += b.length;
+      if (keep) chunks.push(b);
+    });
     stream.on('error', fail);
+    if (opts.idleTimeoutMs !== undefined) {
+      stream.setTimeout(opts.idleTimeoutMs, () => {
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+        fail(new Error(`Series: nothing received for ${opts.idleTimeoutMs} ms`));
+      });
+    }
     stream.on('end', () => {
+      if (!keep) return done({ messages: [], bytes, status });
       const all = Buffer.concat(chunks);
       const messages: Buffer[] = [];
       for (let at = 0; at + 5 <= all.length;) {
@@ -35,7 +53,7 @@ export function rawSeriesCall(session: http2.ClientHttp2Session, request: Uint8A
         messages.push(all.subarray(at + 5, at + 5 + len));
         at += 5 + len;
       }
-      done({ messages, status });
+      done({ messages, bytes, status });
     });
   });
 }

@@ -1,14 +1,12 @@
 import { Yielder } from '../background/yielder.js';
-import { threadCodec } from '../codec/index.js';
 import { compareLabels } from '../index/utf8-order.js';
+import { withoutOverlaps } from '../codec/merge-chunks.js';
 import type { BlockReader } from './block-reader.js';
-import { ENC_XOR, type BlockChunk, type BlockMeta, type BlockSeriesInput } from './types.js';
+import type { BlockChunk, BlockMeta, BlockSeriesInput } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** Prometheus' cap on a compacted block's range. */
 const MAX_BLOCK_RANGE_MS = 31 * DAY_MS;
-/** Samples per re-encoded chunk where overlapping chunks are merged, as Prometheus cuts them. */
-const SAMPLES_PER_CHUNK = 120;
 
 /**
  * Prometheus' compaction ranges: the block range times 3^i (2 h, 6 h, 18 h,
@@ -164,10 +162,11 @@ class SeriesCursor {
 /**
  * The series of several blocks merged in label order, each with the chunks
  * of every block holding it, as stored; where chunks overlap in time (the
- * blocks overlap), those chunks are decoded, merged (a timestamp held twice
- * keeps the sample of the chunk that starts first, the older block's on a
- * tie) and encoded again, as Prometheus'
- * vertical compaction does.
+ * blocks overlap: out-of-order data, src/codec/merge-chunks.ts), those
+ * chunks are decoded, merged (a timestamp held twice keeps the sample of
+ * the chunk that starts first, the older block's on a tie) and encoded
+ * again in chunks of up to 120 samples, as Prometheus' vertical
+ * compaction does.
  */
 export function* mergeBlockSeries(blocks: readonly BlockReader[]): Generator<BlockSeriesInput> {
   const cursors = blocks.map((b) => new SeriesCursor(b)).filter((c) => c.next());
@@ -192,57 +191,4 @@ export function* mergeBlockSeries(blocks: readonly BlockReader[]): Generator<Blo
     }
     yield { labels, chunks: withoutOverlaps(chunks) };
   }
-}
-
-/** Chunks by min time; runs of overlapping chunks merged and encoded again. */
-function withoutOverlaps(chunks: BlockChunk[]): BlockChunk[] {
-  chunks.sort((a, b) => a.minT - b.minT);
-  let overlap = false;
-  for (let i = 1; i < chunks.length; i++) if (chunks[i]!.minT <= chunks[i - 1]!.maxT) overlap = true;
-  if (!overlap) return chunks;
-  const out: BlockChunk[] = [];
-  let run: BlockChunk[] = [];
-  let runMax = -Infinity;
-  const flush = (): void => {
-    if (run.length === 1) out.push(run[0]!);
-    else if (run.length > 1) out.push(...mergeChunks(run));
-    run = [];
-  };
-  for (const c of chunks) {
-    if (run.length > 0 && c.minT > runMax) flush();
-    runMax = run.length === 0 ? c.maxT : Math.max(runMax, c.maxT);
-    run.push(c);
-  }
-  flush();
-  return out;
-}
-
-/** Decodes overlapping XOR chunks, merges their samples by time and cuts them into chunks of 120. */
-function mergeChunks(run: readonly BlockChunk[]): BlockChunk[] {
-  const codec = threadCodec();
-  const ts: bigint[] = [];
-  const bits: bigint[] = [];
-  const seen = new Set<bigint>();
-  for (const c of run) {
-    if (c.encoding !== ENC_XOR) throw new Error(`vertical compaction of chunk encoding ${c.encoding} is not supported`);
-    const d = codec.decode(c.data);
-    const vb = new BigUint64Array(d.values.buffer, d.values.byteOffset, d.timestamps.length);
-    for (let i = 0; i < d.timestamps.length; i++) {
-      const t = d.timestamps[i]!;
-      if (seen.has(t)) continue;
-      seen.add(t);
-      ts.push(t);
-      bits.push(vb[i]!);
-    }
-  }
-  const order = ts.map((_, i) => i).sort((a, b) => (ts[a]! < ts[b]! ? -1 : ts[a]! > ts[b]! ? 1 : 0));
-  const out: BlockChunk[] = [];
-  for (let from = 0; from < order.length; from += SAMPLES_PER_CHUNK) {
-    const part = order.slice(from, from + SAMPLES_PER_CHUNK);
-    const t = BigInt64Array.from(part.map((i) => ts[i]!));
-    const v = new BigUint64Array(part.map((i) => bits[i]!));
-    const data = codec.encode(t, new Float64Array(v.buffer));
-    out.push({ minT: Number(t[0]!), maxT: Number(t[t.length - 1]!), encoding: ENC_XOR, data });
-  }
-  return out;
 }

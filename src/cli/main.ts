@@ -4,6 +4,10 @@ import { serve } from './serve.js';
 import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
 import { sidecar } from './sidecar.js';
 import { EXIT_USAGE, UsageError } from './usage-error.js';
+import { ListenError, TlsFileError } from '../http/index.js';
+
+/** Exit status when start-up fails on something the operator must fix. */
+const EXIT_STARTUP = 1;
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -57,6 +61,11 @@ export async function run(args: string[]): Promise<number> {
     throw new UsageError(command.startsWith('-') ? `unknown flag '${command}'` : `unknown command '${command}'`);
   } catch (err) {
     const message = usageMessage(err);
+    if (err instanceof TlsFileError || err instanceof ListenError) {
+      // The operator's to fix (a TLS file, a taken port): one line naming it, no stack.
+      console.error(`strata: ${err.message}`);
+      return EXIT_STARTUP;
+    }
     if (message === undefined) throw err;
     console.error(`strata: ${message} (see strata --help)`);
     return EXIT_USAGE;

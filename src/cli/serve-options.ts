@@ -6,6 +6,9 @@ import { parseDuration } from './duration.js';
 import { parseBytes } from './bytes.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
+import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';
+import { parseWriteLimitsFlags, writeLimitsFlags, writeLimitsHelp, type WriteLimitsConfig } from './write-limits-options.js';
+import { parseTsdbFlags, tsdbFlags, tsdbHelp, type TsdbConfig } from './tsdb-options.js';
 
 export type Env = 'development' | 'production';
 
@@ -38,6 +41,14 @@ export interface ServeConfig {
   limitRequestSeries: number;
   limitRequestSamples: number;
   grpcTls?: { cert: string; key: string; clientCa?: string };
+  /** HTTPS instead of HTTP: certificate, key, and the CA client certificates must be signed by. */
+  httpTls?: { cert: string; key: string; clientCa?: string };
+  /** Per-tenant write limits and the memory rule (--receive.*). */
+  writeLimits: WriteLimitsConfig;
+  /** The out-of-order and too-far-in-future windows (--tsdb.*). */
+  tsdb: TsdbConfig;
+  /** Exemplars kept in the circular exemplar store (--tsdb.max-exemplars); 0: none. */
+  maxExemplars: number;
 }
 
 export interface HostPort {
@@ -67,6 +78,12 @@ export const serveOptions = {
   'grpc-server-tls-cert': { type: 'string' },
   'grpc-server-tls-key': { type: 'string' },
   'grpc-server-tls-client-ca': { type: 'string' },
+  'http-server-tls-cert': { type: 'string' },
+  'http-server-tls-key': { type: 'string' },
+  'http-server-tls-client-ca': { type: 'string' },
+  ...writeLimitsFlags,
+  ...tsdbFlags,
+  'tsdb.max-exemplars': { type: 'string', default: String(DEFAULT_MAX_EXEMPLARS) },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -95,6 +112,12 @@ Flags:
   --grpc-server-tls-cert FILE       serve gRPC over TLS with this certificate (PEM)
   --grpc-server-tls-key FILE        ... and this private key (PEM)
   --grpc-server-tls-client-ca FILE  require client certificates signed by this CA (mutual TLS)
+  --http-server-tls-cert FILE       serve HTTP over TLS (HTTPS) with this certificate (PEM)
+  --http-server-tls-key FILE        ... and this private key (PEM, unencrypted)
+  --http-server-tls-client-ca FILE  require client certificates signed by this CA (mutual TLS)
+${writeLimitsHelp}
+${tsdbHelp}
+  --tsdb.max-exemplars N    exemplars kept from remote write, the oldest replaced first (default ${DEFAULT_MAX_EXEMPLARS}; 0 or less: none)
   -h, --help                show this help`;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -136,13 +159,15 @@ export function count(flag: string, value: string, min: number): number {
   return Number(value);
 }
 
-export function tlsOptions(cert?: string, key?: string, clientCa?: string): ServeConfig['grpcTls'] {
+/** The `--LISTENER-server-tls-*` flags checked together: cert and key go together, a client CA needs both, files exist. */
+export function tlsOptions(cert?: string, key?: string, clientCa?: string, listener: 'grpc' | 'http' = 'grpc'): ServeConfig['grpcTls'] {
+  const f = `${listener}-server-tls`;
   if (cert === undefined && key === undefined) {
-    if (clientCa !== undefined) throw new UsageError('--grpc-server-tls-client-ca: needs --grpc-server-tls-cert and --grpc-server-tls-key');
+    if (clientCa !== undefined) throw new UsageError(`--${f}-client-ca: needs --${f}-cert and --${f}-key`);
     return undefined;
   }
-  if (cert === undefined || key === undefined) throw new UsageError('--grpc-server-tls-cert and --grpc-server-tls-key go together');
-  for (const [flag, file] of [['grpc-server-tls-cert', cert], ['grpc-server-tls-key', key], ['grpc-server-tls-client-ca', clientCa]] as const) {
+  if (cert === undefined || key === undefined) throw new UsageError(`--${f}-cert and --${f}-key go together`);
+  for (const [flag, file] of [[`${f}-cert`, cert], [`${f}-key`, key], [`${f}-client-ca`, clientCa]] as const) {
     if (file !== undefined && !existsSync(file)) throw new UsageError(`--${flag}: '${file}' does not exist`);
   }
   return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
@@ -212,5 +237,20 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),
     limitRequestSamples: count('store.limits.request-samples', values['store.limits.request-samples'], 0),
     grpcTls: tlsOptions(values['grpc-server-tls-cert'], values['grpc-server-tls-key'], values['grpc-server-tls-client-ca']),
+    httpTls: tlsOptions(values['http-server-tls-cert'], values['http-server-tls-key'], values['http-server-tls-client-ca'], 'http'),
+    writeLimits: parseWriteLimitsFlags(values),
+    tsdb: parseTsdbFlags(values),
+    maxExemplars: maxExemplars(values['tsdb.max-exemplars']),
   };
+}
+
+/** Beyond this the store's columns (about 40 bytes an exemplar) would not fit in memory anyway. */
+const MAX_EXEMPLARS_FLAG = 100_000_000;
+
+/** --tsdb.max-exemplars: a whole number, 0 or less turning the store off (Thanos Receive's meaning). */
+function maxExemplars(value: string): number {
+  if (!/^[+-]?\d+$/.test(value)) throw new UsageError(`--tsdb.max-exemplars: '${value}' is not a whole number`);
+  const n = Number(value);
+  if (n > MAX_EXEMPLARS_FLAG) throw new UsageError(`--tsdb.max-exemplars: ${value} is more than ${MAX_EXEMPLARS_FLAG}`);
+  return n > 0 ? n : 0;
 }

@@ -13,6 +13,7 @@ import { startGrpcServer, type RunningGrpcServer } from '../store/grpc-server.js
 import { ExternalLabels } from '../store/external-labels.js';
 import { openBucket } from '../objstore/index.js';
 import { Shipper } from '../shipper/shipper.js';
+import { startWriteLimits } from '../write-limits/index.js';
 import { createLogger } from './logger.js';
 import { stopSignal } from './stop-signal.js';
 import type { ServeConfig } from './serve-options.js';
@@ -58,16 +59,19 @@ export async function serve(config: ServeConfig): Promise<number> {
   const metrics = new StrataMetrics({ version: pkg.version, ready: () => readiness.ready });
   const pool = new CodecPool({ workers: config.workers });
   metrics.watchPool(pool);
+  const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);
+  metrics.watchWriteLimits(limits);
 
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log,
+    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log, writeLimits: limits.limiter,
   });
   let http: HttpServer;
   try {
-    http = await startHttpServer(router, config.httpAddress, log, { onAnswer: metrics.onHttpAnswer, ready: () => readiness.ready });
+    http = await startHttpServer(router, { ...config.httpAddress, tls: config.httpTls }, log, { onAnswer: metrics.onHttpAnswer, ready: () => readiness.ready });
   } catch (err) {
+    await limits.stop();
     await pool.close();
     throw err;
   }
@@ -107,6 +111,9 @@ export async function serve(config: ServeConfig): Promise<number> {
         mayDelete: (ulid: string) => ship.isShipped(ulid),
       }),
       walFsyncIntervalMs: config.walFsyncIntervalMs,
+      outOfOrderWindowMs: config.tsdb.outOfOrderWindowMs,
+      tooFarInFutureMs: config.tsdb.tooFarInFutureMs,
+      maxExemplars: config.maxExemplars,
       log,
     });
     await shipper?.start();
@@ -125,6 +132,7 @@ export async function serve(config: ServeConfig): Promise<number> {
       },
       log,
       onCall: metrics.onGrpcCall,
+      writeLimits: limits.limiter,
     });
     records = await openRecordStore(join(dataDir, 'records'), { logger: log });
     registerResources(router, records);
@@ -136,6 +144,7 @@ export async function serve(config: ServeConfig): Promise<number> {
     await records?.close();
     await shipper?.stop();
     await db?.close();
+    await limits.stop();
     await pool.close();
     throw err;
   }
@@ -159,6 +168,7 @@ export async function serve(config: ServeConfig): Promise<number> {
   await records.close();
   await shipper?.stop();
   await db.close();
+  await limits.stop();
   await pool.close();
   log.info('stopped');
   return 0;

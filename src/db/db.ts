@@ -15,10 +15,18 @@ import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chun
 import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
 import { blocksPastRetention, type RetentionPlan } from './retention.js';
-import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
+import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
 import { ReadTracker } from './read-tracker.js';
-import { RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
+import { appendOutOfOrder } from './ooo-append.js';
+import { OooCuts } from './ooo-cuts.js';
+import { SamplesRecordWriter } from './ooo-records.js';
+import { RECORD_OOO_SAMPLES } from './wal-records.js';
+import type { AppendBounds } from '../head/head.js';
+import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
+import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
+import { ExemplarStore } from '../exemplars/exemplar-store.js';
+import { MetadataStore } from '../metadata/metadata-store.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -30,6 +38,10 @@ export interface DbCounters {
   outOfOrder: number;
   conflict: number;
   tooOld: number;
+  /** Refused: newer than now + the too-far-in-future window. */
+  tooFarInFuture: number;
+  /** Of samplesAppended, those kept in the out-of-order head. */
+  oooAppended: number;
   seriesCreated: number;
   /** Blocks cut from the head, and made by compacting blocks. */
   headBlocks: number;
@@ -73,6 +85,10 @@ const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
  */
 export class Db {
   readonly head: Head;
+  /** Exemplars from remote write: bounded, logged to the WAL, replayed on open (src/exemplars). */
+  readonly exemplars: ExemplarStore;
+  /** Metric metadata from remote write, in memory only (src/metadata). */
+  readonly metadata = new MetadataStore();
   private chunks!: ChunkSegments;
   private wal!: Wal;
   private blocks!: BlockSet;
@@ -97,10 +113,20 @@ export class Db {
   private readonly reads = new ReadTracker();
   private readonly failedCompactions = new Set<string>();
   private readonly seriesRecord = new SeriesRecordBuilder();
+  /** Out-of-order window and future limit (ms, 0: none), and the clock for the latter. */
+  private readonly oooWindowMs: number;
+  private readonly tooFarMs: number;
+  private readonly now: () => number;
+  /** What the next append takes (rewritten by every append: no object per call). */
+  private readonly bounds: AppendBounds = { minValidT: -Infinity, maxValidT: Infinity, oooMinT: Infinity };
+  private readonly oooRecord = new SamplesRecordWriter();
+  /** The out-of-order head's older samples being written into blocks (ooo-cuts.ts). */
+  private readonly oooCuts: OooCuts;
+  private readonly exemplarRecord = new ExemplarRecordBuilder();
   private unlock: () => void = () => {};
   /** Running totals since open. */
   readonly counters: DbCounters = {
-    samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, seriesCreated: 0,
+    samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, tooFarInFuture: 0, oooAppended: 0, seriesCreated: 0,
     headBlocks: 0, compactions: 0, compactionFailures: 0, blocksDeletedByTime: 0, blocksDeletedBySize: 0,
   };
 
@@ -109,6 +135,11 @@ export class Db {
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.rangeMs = opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS;
     this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs });
+    this.oooWindowMs = opts.outOfOrderWindowMs ?? 0;
+    this.tooFarMs = opts.tooFarInFutureMs ?? 0;
+    this.now = opts.now ?? Date.now;
+    this.oooCuts = new OooCuts(this.head, (type, payload) => this.logRecord(type, payload));
+    this.exemplars = new ExemplarStore(opts.maxExemplars ?? DEFAULT_MAX_EXEMPLARS, (bytes) => this.head.hash(bytes));
   }
 
   /**
@@ -122,7 +153,7 @@ export class Db {
     mkdirSync(opts.dataDir, { recursive: true });
     db.unlock = lockDataDir(opts.dataDir);
     try {
-      const r = await recover(opts, db.head, db.log);
+      const r = await recover(opts, db.head, db.log, db.exemplars);
       db.blocks = r.blocks;
       db.chunks = r.chunks;
       db.wal = r.wal;
@@ -143,12 +174,17 @@ export class Db {
 
   /** Oldest timestamp held, Infinity when empty. */
   get minTime(): number {
-    return Math.min(this.blocks.minTime, this.headMinTime);
+    return Math.min(this.blocks.minTime, this.headMinTime, this.head.ooo.minTime, this.oooCuts.visible?.minTime ?? Infinity);
   }
 
   /** Newest timestamp held, -Infinity when empty. */
   get maxTime(): number {
-    return Math.max(this.blocks.maxTime, this.headMaxT);
+    return Math.max(this.blocks.maxTime, this.headMaxT, this.head.ooo.maxTime);
+  }
+
+  /** Samples in the out-of-order head (not yet written into blocks). */
+  get oooSamples(): number {
+    return this.head.ooo.samples + (this.oooCuts.cut?.store.samples ?? 0);
   }
 
   /** Oldest timestamp in the head, Infinity when it is empty. */
@@ -165,6 +201,11 @@ export class Db {
     return this.head.seriesCount;
   }
 
+  /** Series in the head with label `name` = `value` (a tenant's active series, by its tenant label). */
+  seriesWithLabel(name: string, value: string): number {
+    return this.head.index.count(name, value);
+  }
+
   /** Number of blocks on disk. */
   get blockCount(): number {
     return this.blocks.size;
@@ -173,10 +214,27 @@ export class Db {
   /**
    * The oldest timestamp a sample may have: the newest held minus the
    * retention (anything older would be deleted at once), and never before
-   * the head's floor (blocks hold that time). An empty store accepts any
-   * timestamp.
+   * the head's floor (blocks hold that time). With an out-of-order window,
+   * samples out of order back to the newest held minus the window are
+   * taken too, before the floor included (oooMinValidTime). An empty store
+   * accepts any timestamp.
    */
   get minValidTime(): number {
+    return Math.min(this.inOrderMinValidTime(), this.oooMinValidTime);
+  }
+
+  /**
+   * The oldest timestamp an out-of-order sample may have (Prometheus' rule:
+   * the newest sample held minus --tsdb.out-of-order.time-window, and not
+   * past retention); Infinity without a window.
+   */
+  get oooMinValidTime(): number {
+    if (this.oooWindowMs <= 0) return Infinity;
+    const max = this.maxTime;
+    return max === -Infinity ? -Infinity : max - Math.min(this.oooWindowMs, this.retentionMs);
+  }
+
+  private inOrderMinValidTime(): number {
     const max = this.maxTime;
     const byRetention = max === -Infinity ? -Infinity : max - this.retentionMs;
     return Math.max(byRetention, this.floor);
@@ -188,7 +246,7 @@ export class Db {
    * spans turns (a streamed answer) holds holdRead() for its duration.
    */
   querier(): Querier {
-    const head = new HeadReader(this.head, this.chunks, this, this.blocks.end);
+    const head = new HeadReader(this.head, this.chunks, this, this.blocks.end, this.oooCuts.visible);
     return new Querier([...this.blocks.readers, head]);
   }
 
@@ -212,7 +270,11 @@ export class Db {
     const walSeg = this.wal.segment;
     const series = this.seriesRecord;
     series.reset();
-    const result = this.head.append(batch, this.minValidTime, walSeg, (s, bytes) => series.add(s.id, bytes));
+    const bounds = this.bounds;
+    bounds.minValidT = this.inOrderMinValidTime();
+    bounds.maxValidT = this.tooFarMs > 0 ? this.now() + this.tooFarMs : Infinity;
+    bounds.oooMinT = this.oooMinValidTime;
+    const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes));
     try {
       if (!series.empty) this.wal.append(RECORD_SERIES, series.payload());
       const samples = this.head.walPayload();
@@ -225,12 +287,16 @@ export class Db {
       throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
     }
     this.storeCuts();
+    const ooo = this.head.oooList();
+    if (ooo.length > 0) this.appendOutOfOrder(batch, ooo, result);
     const c = this.counters;
     c.samplesAppended += result.appended;
     c.samplesIgnored += result.ignored;
     c.outOfOrder += result.outOfOrder;
     c.conflict += result.conflict;
     c.tooOld += result.tooOld;
+    c.tooFarInFuture += result.tooFarInFuture;
+    c.oooAppended += result.oooAppended;
     c.seriesCreated += result.created;
     if (result.appended > 0) {
       if (result.minT < this.headMinT) this.headMinT = result.minT;
@@ -239,6 +305,29 @@ export class Db {
       this.advanceFloor();
     }
     this.maybeTruncateWal();
+    return result;
+  }
+
+  /**
+   * Offers an exemplar batch (src/exemplars/exemplar-batch.ts) to the
+   * exemplar store, each exemplar to the head series its labels name; call
+   * it after appending the batch of the same request (which may have
+   * created those series). The exemplars stored are in the WAL (in the OS)
+   * when it returns.
+   */
+  appendExemplars(batch: ArrayBuffer): ExemplarAppendResult {
+    this.assertWritable();
+    const result = appendExemplars(this.head, this.exemplars, batch, this.exemplarRecord);
+    if (!this.exemplarRecord.empty) {
+      try {
+        this.wal.append(RECORD_EXEMPLARS, this.exemplarRecord.payload());
+      } catch (err) {
+        // As for samples: the store holds what the WAL does not.
+        this.broken = err;
+        this.log.error({ err }, 'WAL write failed; the store takes no more writes');
+        throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
+      }
+    }
     return result;
   }
 
@@ -257,6 +346,7 @@ export class Db {
     const doomed = plan.byTime.length + plan.bySize.length;
     if (doomed > 0) this.enqueue(() => this.retainBlocks(cutoff));
     const gone = this.chunks.deleteEndingBefore(cutoff);
+    this.head.ooo.expireBefore(cutoff);
     const drop = expireChunks(this.head, cutoff);
     this.head.drop(Uint32Array.from(drop));
     if (gone.length > 0 || drop.length > 0) {
@@ -327,12 +417,33 @@ export class Db {
   /** Cuts every open chunk into the chunk files, fsyncs them, and checkpoints the WAL past everything. */
   private async flushHead(): Promise<void> {
     const next = this.wal.roll();
-    await checkpointBefore(this.head, this.chunks, this.wal, next, true);
+    await checkpointBefore(this.head, this.chunks, this.wal, next, true, this.exemplars);
     this.walFirstSegment = next;
   }
 
   private storeCuts(): void {
     storeCuts(this.head, this.chunks);
+  }
+
+  /** Decides on the out-of-order samples the head listed (ooo-append.ts) and logs those kept. */
+  private appendOutOfOrder(batch: ArrayBuffer, list: Uint32Array, result: AppendResult): void {
+    const record = this.oooRecord;
+    record.reset();
+    appendOutOfOrder({
+      head: this.head, files: this.chunks, cutting: this.oooCuts.cut?.store, blocks: this.blocks.readers, blocksEnd: this.blocks.end,
+    }, batch, list, result, record);
+    if (!record.empty) this.logRecord(RECORD_OOO_SAMPLES, record.payload());
+  }
+
+  /** Appends a WAL record; when that fails the store takes no more writes (the head holds what the WAL does not). */
+  private logRecord(type: number, payload: Uint8Array): void {
+    try {
+      this.wal.append(type, payload);
+    } catch (err) {
+      this.broken = err;
+      this.log.error({ err }, 'WAL write failed; the store takes no more writes');
+      throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
+    }
   }
 
   /**
@@ -389,10 +500,22 @@ export class Db {
     const minTime = this.headMinTime;
     const end = Math.min(Math.floor(minTime / r) * r + r, this.floor);
     const started = Date.now();
-    const metas = await writeHeadBlocks({
-      head: this.head, files: this.chunks, storeCuts: () => this.storeCuts(),
-      blocksDir: this.blocks.dir, end, thanosLabels: this.opts.blockLabels, splitBy: this.opts.blockPerTenant,
-    });
+    // Out-of-order samples older than `end` go into blocks with it
+    // (ooo-cuts.ts); no checkpoint runs while they are being written.
+    if (this.head.ooo.minTime < end) while (this.truncating !== undefined) await this.truncating;
+    const cut = this.oooCuts.begin(end);
+    let metas;
+    try {
+      metas = await writeHeadBlocks({
+        head: this.head, files: this.chunks, storeCuts: () => this.storeCuts(),
+        blocksDir: this.blocks.dir, end, thanosLabels: this.opts.blockLabels, splitBy: this.opts.blockPerTenant,
+        rangeMs: r, ...(cut === undefined ? {} : { ooo: cut }),
+      });
+    } catch (err) {
+      this.oooCuts.abort();
+      throw err;
+    }
+    this.oooCuts.written();
     // Writing the block read the range's chunks through the head chunk files' maps.
     this.chunks.releaseResidentPages();
     for (const meta of metas) {
@@ -403,6 +526,7 @@ export class Db {
         samples: meta.stats.numSamples, labels: meta.thanos?.labels, ms: Date.now() - started,
       }, 'head range written as a block');
     }
+    this.oooCuts.hide();
     if (metas.length > 0) this.opts.onBlocks?.(metas);
     // Reads that began before the block was there still read these chunks
     // from the head; on close the next start truncates instead.
@@ -415,6 +539,7 @@ export class Db {
     // new oldest is the truncation's, or an append's.
     this.appendedMinT = Infinity;
     const { dropped, minTime: oldest } = await truncateChunksBefore(this.head, this.chunks, end);
+    this.oooCuts.release();
     this.headMinT = Math.min(oldest, this.appendedMinT);
     this.headMinTDirty = false;
     this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
@@ -477,9 +602,11 @@ export class Db {
   }
 
   private async doTruncate(keep: number): Promise<void> {
+    // A checkpoint holds the out-of-order head as it stands: never while a cut is being written (ooo-cuts.ts).
+    if (this.oooCuts.busy) await this.oooCuts.idle();
     const target = this.wal.segment - keep + 1;
     if (target <= this.walFirstSegment) return;
-    const cut = await checkpointBefore(this.head, this.chunks, this.wal, target);
+    const cut = await checkpointBefore(this.head, this.chunks, this.wal, target, false, this.exemplars);
     this.walFirstSegment = target;
     this.log.info({ checkpoint: target, cutChunks: cut, series: this.head.seriesCount }, 'WAL truncated');
   }

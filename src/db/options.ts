@@ -42,12 +42,31 @@ export interface DbOptions {
   retentionIntervalMs?: number;
   /** WAL segments kept before a checkpoint truncates the older ones. Default 3. */
   walSegmentsKept?: number;
+  /**
+   * The out-of-order window (ms, --tsdb.out-of-order.time-window): a
+   * sample older than its series' newest, or than the head's floor, is
+   * kept (in the out-of-order head, then merged into its range's block)
+   * when it is not older than the newest sample held minus this. 0 (the
+   * default): such samples are refused.
+   */
+  outOfOrderWindowMs?: number;
+  /** Samples newer than now + this are refused (--tsdb.too-far-in-future.time-window, ms). 0 (the default): no limit. */
+  tooFarInFutureMs?: number;
+  /** The clock of tooFarInFutureMs (ms since the epoch). Default Date.now. */
+  now?: () => number;
+  /**
+   * Exemplars kept in the circular exemplar store (--tsdb.max-exemplars);
+   * 0 or less keeps none. Default DEFAULT_MAX_EXEMPLARS.
+   */
+  maxExemplars?: number;
   log?: DbLog;
 }
 
 export const DAY_MS = 86_400_000;
 /** Prometheus' default retention. */
 export const DEFAULT_RETENTION_MS = 15 * DAY_MS;
+/** Prometheus' storage.exemplars.max_exemplars default: about 10 MB of exemplars. */
+export const DEFAULT_MAX_EXEMPLARS = 100_000;
 /** Prometheus' head block range: chunks are cut at its multiples. */
 export const DEFAULT_CHUNK_RANGE_MS = 2 * 3_600_000;
 

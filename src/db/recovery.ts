@@ -6,8 +6,10 @@ import type { Head } from '../head/head.js';
 import { restoreChunks, storeCuts } from '../head/head-chunks.js';
 import { Wal } from '../wal/index.js';
 import { BlockSet } from './block-set.js';
+import { OooReplay } from './ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
-import { RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readSeriesRecord } from './wal-records.js';
+import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
+import { RECORD_EXEMPLARS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from './wal-records.js';
 
 /** What recovery opened, for the engine to run on. */
 export interface Recovered {
@@ -25,9 +27,11 @@ export interface Recovered {
  * is known), then the head chunk files (chunks the blocks hold are left
  * out), then the WAL's checkpoint and segments are replayed (samples the
  * chunk files or the blocks hold are skipped). Series left without data
- * leave the head. Rules: docs/format/wal.md, chunks-head.md, block.md.
+ * leave the head. Exemplars go back into `exemplars`, in the order they
+ * were stored, for the series still known. Rules: docs/format/wal.md,
+ * chunks-head.md, block.md.
  */
-export async function recover(opts: DbOptions, head: Head, log: DbLog): Promise<Recovered> {
+export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars?: ExemplarStore): Promise<Recovered> {
   const dir = opts.dataDir;
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
@@ -49,6 +53,18 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog): Promise<
   );
   let firstSegment = Infinity;
   let records = 0;
+  const ooo = new OooReplay(head);
+  let replayedExemplars = 0;
+  let exemplarSeries: ExemplarSeries | undefined;
+  const onExemplar = (id: number, ts: number, valueLo: number, valueHi: number, labelBytes: Uint8Array): void => {
+    if (exemplarSeries?.id !== id) {
+      const s = head.get(id);
+      if (s === undefined) return; // the series left the head before the checkpoint kept it
+      exemplarSeries = { key: Buffer.from(head.labelBytes(s)).toString('latin1'), labels: s.labels, id };
+    }
+    const key = Buffer.from(labelBytes.buffer, labelBytes.byteOffset, labelBytes.length).toString('latin1');
+    if (exemplars!.add(exemplarSeries, ts, valueLo, valueHi, key) === 'added') replayedExemplars++;
+  };
   const onSeries = (id: number, bytes: Uint8Array): void => {
     const s = head.createFromBytes(id, bytes);
     if (s === undefined) return;
@@ -69,6 +85,10 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog): Promise<
       } else if (type === RECORD_SAMPLES) {
         if (!head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
         storeCuts(head, chunks);
+      } else if (OooReplay.handles(type)) {
+        ooo.record(type, payload, segment);
+      } else if (type === RECORD_EXEMPLARS && exemplars !== undefined) {
+        if (!readExemplarRecord(payload, onExemplar)) throw new Error(`WAL segment ${segment}: malformed exemplars record`);
       }
     },
   );
@@ -77,13 +97,14 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog): Promise<
   // A series record whose samples never reached the WAL (a crash between the
   // two writes, or every sample rejected), or whose data blocks now hold,
   // leaves a series without data.
+  ooo.finish();
   const empty: number[] = [];
-  for (const s of head.all()) if (head.newest(s) === undefined) empty.push(s.id);
+  for (const s of head.all()) if (!head.hasData(s)) empty.push(s.id);
   head.drop(Uint32Array.from(empty));
   if (Number.isFinite(floor)) chunks.deleteEndingBefore(floor);
   log.info({
-    series: head.seriesCount, blocks: blocks.size, walRecords: records, orphanSeriesChunks: orphans,
-    chunksInBlocks: inBlocks, ms: Date.now() - started,
+    series: head.seriesCount, blocks: blocks.size, walRecords: records, exemplars: replayedExemplars, orphanSeriesChunks: orphans,
+    chunksInBlocks: inBlocks, oooSamples: head.ooo.samples, ms: Date.now() - started,
   }, 'storage recovered');
   return { blocks, chunks, wal, walFirstSegment: Number.isFinite(firstSegment) ? firstSegment : wal.segment, floor };
 }

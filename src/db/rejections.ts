@@ -2,12 +2,14 @@ import { ENTRY } from '../head/head-wasm.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import { SamplesRejectedError } from '../head/errors.js';
 import type { RejectReason } from '../head/errors.js';
-import type { HeadAppendStats } from '../head/head.js';
+import type { HeadAppendStats, RejectKey } from '../head/head.js';
 
-const WHAT: Record<'outOfOrder' | 'conflict' | 'tooOld', [RejectReason, string]> = {
+const WHAT: Record<RejectKey, [RejectReason, string]> = {
   outOfOrder: ['out-of-order', 'out of order sample'],
   conflict: ['conflict', 'duplicate sample for timestamp'],
   tooOld: ['too-old', 'too old sample'],
+  // Thanos Receive's words for it: storage.ErrOutOfBounds.
+  tooFarInFuture: ['too-far-in-future', 'out of bounds: sample too far in the future'],
 };
 
 /**
@@ -17,10 +19,10 @@ const WHAT: Record<'outOfOrder' | 'conflict' | 'tooOld', [RejectReason, string]>
  * first {__name__="up", job="a"} at 1500)`.
  */
 export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): SamplesRejectedError | undefined {
-  const total = result.outOfOrder + result.conflict + result.tooOld;
+  const total = result.outOfOrder + result.conflict + result.tooOld + result.tooFarInFuture;
   if (total === 0) return undefined;
   const parts: string[] = [];
-  for (const key of ['outOfOrder', 'conflict', 'tooOld'] as const) {
+  for (const key of ['outOfOrder', 'conflict', 'tooOld', 'tooFarInFuture'] as const) {
     const n = result[key];
     const first = result.first[key];
     if (n === 0 || first === undefined) continue;
@@ -30,6 +32,7 @@ export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): Sam
     'out-of-order': result.outOfOrder,
     conflict: result.conflict,
     'too-old': result.tooOld,
+    'too-far-in-future': result.tooFarInFuture,
   });
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** Why a sample was not stored. */
-export type RejectReason = 'out-of-order' | 'conflict' | 'too-old';
+export type RejectReason = 'out-of-order' | 'conflict' | 'too-old' | 'too-far-in-future';
 
 /** A label set the store cannot accept (InvalidArgument / HTTP 400). */
 export class InvalidLabelsError extends Error {

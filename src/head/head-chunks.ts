@@ -38,7 +38,8 @@ export function restoreChunks(head: Head, files: ChunkSegments, s: Series, chunk
 /**
  * Retention in the head: chunks ending before `cutoff` leave their series
  * (their bytes go when their whole file does), open chunks ending before
- * it are dropped. Returns the ids of the series left with nothing.
+ * it are dropped. Returns the ids of the series left with nothing (no
+ * out-of-order samples either: expire those first).
  */
 export function expireChunks(head: Head, cutoff: number): number[] {
   const empty: number[] = [];
@@ -51,7 +52,7 @@ export function expireChunks(head: Head, cutoff: number): number[] {
     }
     const open = head.openChunk(s);
     if (open !== undefined && open.maxT < cutoff) head.dropOpen(s);
-    if (s.chunks.length === 0 && (open === undefined || open.maxT < cutoff)) empty.push(s.id);
+    if (s.chunks.length === 0 && (open === undefined || open.maxT < cutoff) && !head.ooo.has(s.id)) empty.push(s.id);
   }
   return empty;
 }
@@ -59,9 +60,9 @@ export function expireChunks(head: Head, cutoff: number): number[] {
 /**
  * Lets go of the head's data older than `end` once a block holds it:
  * chunks before `end` leave their series' lists, series left with nothing
- * leave the head and the index, and head chunk files holding only older
- * chunks are deleted. In the background: appends (all newer than `end`)
- * and reads go on in the pauses. Returns how many series left, and the
+ * (no out-of-order samples either) leave the head and the index, and head
+ * chunk files holding only older chunks are deleted. In the background:
+ * appends (all newer than `end`) and reads go on in the pauses. Returns how many series left, and the
  * oldest sample time of the series visited (Infinity when none holds any).
  */
 export async function truncateChunksBefore(head: Head, files: ChunkSegments, end: number): Promise<{ dropped: number; minTime: number }> {
@@ -76,15 +77,16 @@ export async function truncateChunksBefore(head: Head, files: ChunkSegments, end
       s.chunks = c.slice(n);
     }
     const oldest = head.oldest(s);
-    if (oldest === undefined) drop.push(s.id);
-    else if (oldest < minTime) minTime = oldest;
+    if (oldest === undefined) {
+      if (!head.ooo.has(s.id)) drop.push(s.id);
+    } else if (oldest < minTime) minTime = oldest;
     const pause = y.tick();
     if (pause !== undefined) await pause;
   }
   // Appends went on during the pauses: drop only series still empty now.
   const empty = drop.filter((id) => {
     const s = head.get(id);
-    return s !== undefined && head.oldest(s) === undefined;
+    return s !== undefined && !head.hasData(s);
   });
   await head.dropAsync(Uint32Array.from(empty), (n) => y.tick(n));
   files.deleteEndingBefore(end);

@@ -4,6 +4,8 @@ import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js'
 import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
 import { compareLabels, compareLabelsNative, compareUtf8 } from '../index/utf8-order.js';
+import { withoutOverlaps } from '../codec/merge-chunks.js';
+import type { OooHead } from './ooo-head.js';
 import type { Series } from './series.js';
 
 /** The head's time bounds, kept by the engine. */
@@ -21,6 +23,15 @@ export interface HeadBounds {
  * chunks still in the head (a block was just written from them, and the
  * head lets go of them once earlier reads are done) are not answered, so
  * no sample comes from both a block and the head.
+ *
+ * Out-of-order samples (the head's `ooo`, and `cutting`: those being
+ * written into blocks, until the blocks are read instead) are answered
+ * whatever their age. A series holding some gets its chunks merged
+ * (src/codec/merge-chunks.ts): those overlapping no other as stored, the
+ * overlapping ones decoded, merged and encoded again, so that every
+ * sample comes once, in time order, in chunks that do not overlap, as
+ * Prometheus' out-of-order read path answers. Series without out-of-order
+ * samples are read as before: chunks as stored, no copy.
  */
 export class HeadReader implements SeriesReader {
   constructor(
@@ -28,14 +39,15 @@ export class HeadReader implements SeriesReader {
     private readonly files: ChunkSegments,
     private readonly bounds: HeadBounds,
     private readonly visibleFrom = -Infinity,
+    private readonly cutting?: OooHead,
   ) {}
 
   get minTime(): number {
-    return Math.max(this.bounds.headMinTime, this.visibleFrom);
+    return Math.min(Math.max(this.bounds.headMinTime, this.visibleFrom), this.head.ooo.minTime, this.cutting?.minTime ?? Infinity);
   }
 
   get maxTime(): number {
-    return this.bounds.headMaxTime;
+    return Math.max(this.bounds.headMaxTime, this.head.ooo.maxTime, this.cutting?.maxTime ?? -Infinity);
   }
 
   hasSurrogates(): boolean {
@@ -52,19 +64,23 @@ export class HeadReader implements SeriesReader {
   chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
     const s = handle as Series;
     if (this.head.get(s.id) !== s) return [];
-    if (minT < this.visibleFrom) minT = this.visibleFrom;
+    const from = Math.max(minT, this.visibleFrom);
     const out: StoredChunk[] = [];
     const c = s.chunks;
     for (let i = 0; i < c.length; i += 3) {
       const cMin = c[i + 1]!;
       const cMax = c[i + 2]!;
-      if (cMax < minT) continue;
+      if (cMax < from) continue;
       if (cMin > maxT) break;
       out.push({ minT: cMin, maxT: cMax, data: this.files.read(c[i]!) });
     }
-    const open = this.head.openChunkIn(s, minT, maxT, arena);
+    const open = this.head.openChunkIn(s, from, maxT, arena);
     if (open !== undefined) out.push(open);
-    return out;
+    if (!this.mayHoldOoo(s)) return out;
+    const before = out.length;
+    for (const o of this.head.ooo.chunks(s.id, minT, maxT)) out.push(o);
+    for (const o of this.cutting?.chunks(s.id, minT, maxT) ?? []) out.push(o);
+    return out.length === before ? out : withoutOverlaps(out);
   }
 
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
@@ -91,7 +107,6 @@ export class HeadReader implements SeriesReader {
 
   /** Series matching every matcher (all series when there is none) with data in the range, in id order. */
   private *matching(matchers: readonly LabelMatcher[], minT: number, maxT: number): IterableIterator<Series> {
-    if (minT < this.visibleFrom) minT = this.visibleFrom;
     if (!this.overlaps(minT, maxT)) return;
     const all = this.coversAll(minT, maxT);
     const ids = matchers.length === 0 ? this.head.index.allPostings().slice() : this.head.index.select(matchers);
@@ -104,6 +119,8 @@ export class HeadReader implements SeriesReader {
 
   /** Whether a chunk of the series overlaps the range (a gap between chunks holds nothing). */
   private holdsDataIn(s: Series, minT: number, maxT: number): boolean {
+    if (this.mayHoldOoo(s) && (this.head.ooo.overlaps(s.id, minT, maxT) || this.cutting?.overlaps(s.id, minT, maxT) === true)) return true;
+    if (minT < this.visibleFrom) minT = this.visibleFrom;
     const oldest = this.head.oldest(s);
     const newest = this.head.newest(s);
     if (oldest === undefined || newest === undefined || oldest > maxT || newest < minT) return false;
@@ -122,7 +139,13 @@ export class HeadReader implements SeriesReader {
 
   /** Whether every sample of the head is in the range and visible (then no series needs a check). */
   private coversAll(minT: number, maxT: number): boolean {
-    return minT <= this.bounds.headMinTime && maxT >= this.maxTime;
+    const oooMin = Math.min(this.head.ooo.minTime, this.cutting?.minTime ?? Infinity);
+    return Math.max(minT, this.visibleFrom) <= this.bounds.headMinTime && minT <= oooMin && maxT >= this.maxTime;
+  }
+
+  /** Whether the series may hold out-of-order samples (two map lookups; none while no series holds any). */
+  private mayHoldOoo(s: Series): boolean {
+    return (this.head.ooo.seriesCount > 0 && this.head.ooo.has(s.id)) || this.cutting?.has(s.id) === true;
   }
 }
 

@@ -20,13 +20,15 @@ export interface HeadWasm extends StrataWasm {
   headCutsRelease(): void;
   headMissingPtr(): number;
   headMissingCount(): number;
+  headOooPtr(): number;
+  headOooCount(): number;
   headSeriesCount(): number;
   headSlot(id: number): number;
   headFind(hash: bigint, labels: number, len: number): number;
   headNewSeries(id: number, labels: number, len: number, hash: bigint): number;
   headDropSeries(id: number): void;
   headAppend(entries: number, n: number, list: number, listLen: number, labels: number, ts: number, vals: number,
-    minValidT: bigint, walSeg: number, wantWal: number): number;
+    minValidT: bigint, maxValidT: bigint, oooMinT: bigint, walSeg: number, wantWal: number): number;
   headReplay(rec: number, len: number, walSeg: number, minValidT: bigint): number;
   headCutOpen(id: number): number;
   headDropOpen(id: number): void;
@@ -47,6 +49,7 @@ export const SLOT = {
   cap: 52,
   minT: 56,
   maxT: 72, // i64 newest timestamp of the series
+  id: 88, // u32 series id
   flags: 92,
   walSeg: 96,
 } as const;
@@ -59,4 +62,7 @@ export const ENTRY = { size: 32, hash: 0, ref: 8, labelsOff: 12, labelsLen: 16, 
 export const CUT = { size: 32, id: 0, len: 4, minT: 8, maxT: 16, buf: 24, count: 28 } as const;
 
 /** Indices of headStat: what became of the samples of the calls since headStatsReset. */
-export const STAT = { appended: 0, ignored: 1, outOfOrder: 2, conflict: 3, tooOld: 4, missing: 5 } as const;
+export const STAT = { appended: 0, ignored: 1, outOfOrder: 2, conflict: 3, tooOld: 4, missing: 5, tooFar: 6, ooo: 7 } as const;
+
+/** Out-of-order list entry (headOooPtr): series id, batch entry, sample index; u32 each. */
+export const OOO_ENTRY = { size: 12, id: 0, entry: 4, sample: 8 } as const;

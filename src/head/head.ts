@@ -1,9 +1,10 @@
-import { instantiateHeadWasm, CUT, ENTRY, SLOT, SLOT_HAS_DATA, STAT } from './head-wasm.js';
+import { instantiateHeadWasm, CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from './head-wasm.js';
 import type { HeadWasm } from './head-wasm.js';
 import { viewAppendBatch } from './append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
 import type { ByteArena } from '../query/byte-arena.js';
+import { OooHead } from './ooo-head.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -13,31 +14,69 @@ export interface CutChunk {
   data: Uint8Array;
 }
 
+/** Which samples an append takes (ms; -Infinity / Infinity where there is no bound). */
+export interface AppendBounds {
+  /** Older samples are too old, unless the out-of-order window takes them. */
+  minValidT: number;
+  /** Newer samples are too far in the future. */
+  maxValidT: number;
+  /**
+   * The out-of-order window's start (Infinity: no window): samples at or
+   * after it that are older than minValidT or than their series' newest
+   * are not appended but listed (oooList) for the out-of-order head.
+   */
+  oooMinT: number;
+}
+
+/** Bounds that take every sample in order, and none out of order. */
+export const NO_BOUNDS: AppendBounds = { minValidT: -Infinity, maxValidT: Infinity, oooMinT: Infinity };
+
 /** What one append did. Counts are of samples. */
 export interface HeadAppendStats {
+  /** Samples stored: in order, and (oooAppended of them) in the out-of-order head. */
   appended: number;
-  /** Same timestamp and value as the series' newest: accepted, stored once. */
+  /** Of `appended`, samples kept in the out-of-order head (the engine's count; 0 from the head). */
+  oooAppended: number;
+  /** Same timestamp and value as one held: accepted, stored once. */
   ignored: number;
   outOfOrder: number;
   conflict: number;
   tooOld: number;
+  /** Newer than now + --tsdb.too-far-in-future.time-window (out of bounds). */
+  tooFarInFuture: number;
   /** Series created by this append. */
   created: number;
-  /** Oldest and newest accepted timestamps (Infinity / -Infinity when none). */
+  /** Oldest and newest timestamps appended in order (Infinity / -Infinity when none). */
   minT: number;
   maxT: number;
   /** For each rejection reason seen: the batch entry and timestamp of its first sample. */
-  first: Partial<Record<'outOfOrder' | 'conflict' | 'tooOld', { entry: number; t: number }>>;
+  first: Partial<Record<RejectKey, { entry: number; t: number }>>;
 }
+
+/** The rejection counts of HeadAppendStats. */
+export type RejectKey = 'outOfOrder' | 'conflict' | 'tooOld' | 'tooFarInFuture';
 
 const TWO_32 = 4294967296;
 
-/** Samples of entries whose series was not created because all were too old. */
-interface TooOld {
-  samples: number;
-  /** The first such entry and its first sample's time. */
-  entry: number;
-  t: number;
+/** Samples of entries whose series was not created because none could be taken. */
+interface Refused {
+  tooOld: number;
+  tooFar: number;
+  /** The first such entry and its first sample's time, per reason. */
+  oldEntry: number;
+  oldT: number;
+  farEntry: number;
+  farT: number;
+}
+
+/** oooList() when there is none: no allocation on the in-order path. */
+const NO_OOO = new Uint32Array(0);
+
+/** An append bound as the module's i64 (infinities as its extremes). */
+function i64Bound(t: number): bigint {
+  if (t === -Infinity) return -(2n ** 63n);
+  if (t === Infinity) return 2n ** 63n - 1n;
+  return BigInt(t);
 }
 
 /**
@@ -47,6 +86,8 @@ interface TooOld {
  */
 export class Head {
   readonly wasm: HeadWasm;
+  /** Samples accepted out of order, apart from the in-order chunks (ooo-head.ts). */
+  readonly ooo = new OooHead();
   private readonly byId: (Series | undefined)[] = [];
   private nextId = 1;
   private live = 0;
@@ -87,9 +128,12 @@ export class Head {
    * Appends a batch (see append-batch.ts). Series that do not exist are
    * created and passed to `onCreate` with their canonical label bytes
    * (valid during the call) before their samples are appended. Afterwards
-   * walPayload() holds the accepted samples and cuts() the chunks cut.
+   * walPayload() holds the accepted samples, cuts() the chunks cut and
+   * oooList() the samples out of order within the window, which the head
+   * has not taken: the caller decides on them (the engine checks them
+   * against all it holds and keeps them in `ooo`).
    */
-  append(batch: ArrayBuffer, minValidT: number, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void): HeadAppendStats {
+  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void): HeadAppendStats {
     const v = viewAppendBatch(batch);
     const w = this.wasm;
     const base = this.ensureBatchBlock(batch.byteLength);
@@ -98,12 +142,14 @@ export class Head {
     const labels = base + v.labelsAt;
     const ts = base + v.timestampsAt;
     const vals = base + v.valuesAt;
-    const minValid = BigInt(minValidT === -Infinity ? -(2n ** 63n) : minValidT);
+    const minValid = i64Bound(bounds.minValidT);
+    const maxValid = i64Bound(bounds.maxValidT);
+    const oooMin = i64Bound(bounds.oooMinT);
     w.headStatsReset();
     w.headWalReset();
-    const missing = w.headAppend(entries, v.entries, 0, 0, labels, ts, vals, minValid, walSeg, 1);
+    const missing = w.headAppend(entries, v.entries, 0, 0, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     let created = 0;
-    const refused: TooOld = { samples: 0, entry: -1, t: 0 };
+    const refused: Refused = { tooOld: 0, tooFar: 0, oldEntry: -1, oldT: 0, farEntry: -1, farT: 0 };
     if (missing > 0) {
       const list = this.ensureListBlock(missing * 4);
       this.views();
@@ -119,36 +165,60 @@ export class Head {
         // A series none of whose samples may be taken is not created (as
         // Prometheus checks the time before it creates a series): it would
         // sit in the head with no data.
-        if (this.allTooOld(e, ts, minValidT, idx, refused)) continue;
+        if (this.noneTaken(e, ts, bounds, idx, refused)) continue;
         const s = this.create(this.nextId, off, len, hash);
         created++;
         onCreate(s, this.views().subarray(off, off + len));
       }
-      w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, walSeg, 1);
+      w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     }
     return this.stats(created, refused);
   }
 
   /**
-   * Whether every sample of entry `e` (index `idx`) is older than
-   * `minValidT`; if so they are counted in `refused` as too old.
+   * The last append's samples out of order within the window, in batch
+   * order: triples of (series id, batch entry, sample index). A copy.
    */
-  private allTooOld(e: number, ts: number, minValidT: number, idx: number, refused: TooOld): boolean {
-    if (minValidT === -Infinity) return false;
+  oooList(): Uint32Array {
+    const n = this.wasm.headOooCount();
+    if (n === 0) return NO_OOO;
+    const at = this.wasm.headOooPtr();
+    this.views();
+    return this.u32.slice(at >>> 2, (at >>> 2) + n * (OOO_ENTRY.size >>> 2));
+  }
+
+  /**
+   * Whether no sample of entry `e` (index `idx`) may be taken, in order or
+   * out of order; if so they are counted in `refused` as too old or too
+   * far in the future.
+   */
+  private noneTaken(e: number, ts: number, b: AppendBounds, idx: number, refused: Refused): boolean {
+    if (b.minValidT === -Infinity && b.maxValidT === Infinity) return false;
     const start = this.u32[(e + ENTRY.start) >>> 2]!;
     const count = this.u32[(e + ENTRY.count) >>> 2]!;
     if (count === 0) return false;
-    let first = 0;
+    const lowest = Math.min(b.minValidT, b.oooMinT);
     for (let k = 0; k < count; k++) {
       const q = (ts >>> 2) + (start + k) * 2;
       const t = this.i32[q + 1]! * TWO_32 + this.u32[q]!;
-      if (t >= minValidT) return false;
-      if (k === 0) first = t;
+      if (t >= lowest && t <= b.maxValidT) return false;
     }
-    refused.samples += count;
-    if (refused.entry < 0) {
-      refused.entry = idx;
-      refused.t = first;
+    for (let k = 0; k < count; k++) {
+      const q = (ts >>> 2) + (start + k) * 2;
+      const t = this.i32[q + 1]! * TWO_32 + this.u32[q]!;
+      if (t > b.maxValidT) {
+        refused.tooFar++;
+        if (refused.farEntry < 0) {
+          refused.farEntry = idx;
+          refused.farT = t;
+        }
+      } else {
+        refused.tooOld++;
+        if (refused.oldEntry < 0) {
+          refused.oldEntry = idx;
+          refused.oldT = t;
+        }
+      }
     }
     return true;
   }
@@ -209,6 +279,24 @@ export class Head {
     return s;
   }
 
+  /** The series with these canonical label bytes (name 0xFF value 0xFF ...), if the head holds it. */
+  find(labelBytes: Uint8Array): Series | undefined {
+    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
+    this.views().set(labelBytes, ptr);
+    const hash = this.wasm.xxh64(ptr, labelBytes.length, 0n);
+    const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
+    if (slot === 0) return undefined;
+    this.views();
+    return this.byId[this.u32[(slot + SLOT.id) >>> 2]!];
+  }
+
+  /** xxh64 (seed 0) of `bytes`: of canonical label bytes, Prometheus' labels.Hash(). */
+  hash(bytes: Uint8Array): bigint {
+    const ptr = this.ensureBatchBlock(bytes.length + 8);
+    this.views().set(bytes, ptr);
+    return this.wasm.xxh64(ptr, bytes.length, 0n);
+  }
+
   /** The canonical label bytes of a series (a copy). */
   labelBytes(s: Series): Uint8Array {
     this.views();
@@ -237,7 +325,12 @@ export class Head {
     return this.i32[q + (SLOT.maxT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.maxT >>> 2)]!;
   }
 
-  /** Oldest timestamp held for a series (first chunk or open chunk), undefined when none. */
+  /** Whether a series holds any sample, in order or out of order. */
+  hasData(s: Series): boolean {
+    return this.oldest(s) !== undefined || this.ooo.has(s.id);
+  }
+
+  /** Oldest timestamp held in order for a series (first chunk or open chunk), undefined when none. */
   oldest(s: Series): number | undefined {
     if (s.chunks.length > 0) return s.chunks[1];
     return this.openChunk(s)?.minT;
@@ -321,6 +414,7 @@ export class Head {
     for (const id of ids) {
       if (this.byId[id] === undefined) continue;
       this.wasm.headDropSeries(id);
+      this.ooo.drop(id);
       this.byId[id] = undefined;
       this.live--;
     }
@@ -350,25 +444,31 @@ export class Head {
     return out;
   }
 
-  private stats(created: number, refused: TooOld): HeadAppendStats {
+  private stats(created: number, refused: Refused): HeadAppendStats {
     const w = this.wasm;
     const first: HeadAppendStats['first'] = {};
     const minT = w.headBatchMinT();
     const maxT = w.headBatchMaxT();
-    for (const [key, stat] of [['outOfOrder', STAT.outOfOrder], ['conflict', STAT.conflict], ['tooOld', STAT.tooOld]] as const) {
+    const keys = [['outOfOrder', STAT.outOfOrder], ['conflict', STAT.conflict], ['tooOld', STAT.tooOld], ['tooFarInFuture', STAT.tooFar]] as const;
+    for (const [key, stat] of keys) {
       if (w.headStat(stat) > 0) first[key] = { entry: w.headFirstEntry(stat), t: Number(w.headFirstT(stat)) };
     }
     // Samples of series not created: the earliest entry named first.
-    if (refused.samples > 0 && (first.tooOld === undefined || refused.entry < first.tooOld.entry)) {
-      first.tooOld = { entry: refused.entry, t: refused.t };
+    if (refused.tooOld > 0 && (first.tooOld === undefined || refused.oldEntry < first.tooOld.entry)) {
+      first.tooOld = { entry: refused.oldEntry, t: refused.oldT };
+    }
+    if (refused.tooFar > 0 && (first.tooFarInFuture === undefined || refused.farEntry < first.tooFarInFuture.entry)) {
+      first.tooFarInFuture = { entry: refused.farEntry, t: refused.farT };
     }
     const appended = w.headStat(STAT.appended);
     return {
       appended,
+      oooAppended: 0,
       ignored: w.headStat(STAT.ignored),
       outOfOrder: w.headStat(STAT.outOfOrder),
       conflict: w.headStat(STAT.conflict),
-      tooOld: w.headStat(STAT.tooOld) + refused.samples,
+      tooOld: w.headStat(STAT.tooOld) + refused.tooOld,
+      tooFarInFuture: w.headStat(STAT.tooFar) + refused.tooFar,
       created,
       minT: appended > 0 ? Number(minT) : Infinity,
       maxT: appended > 0 ? Number(maxT) : -Infinity,

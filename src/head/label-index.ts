@@ -22,4 +22,6 @@ export interface LabelIndex {
   /** Whether any name or value holds a surrogate (then native string order is not byte order). */
   hasSurrogates(): boolean;
   labelValues(name: string): string[];
+  /** Number of series with label `name` = `value`, at once (per-tenant head series limits ask on every write). */
+  count(name: string, value: string): number;
 }

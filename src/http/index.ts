@@ -20,4 +20,5 @@ export type { BodySpec, Handler, Method, Reply, RequestContext, ResponseSink, Ro
 export { CLIENT_CLOSED_REQUEST, UNMATCHED_ROUTE, type DispatchHooks } from './dispatch.js';
 export { Router } from './router.js';
 export { ListenError, startHttpServer, type HttpServer, type ListenAddress } from './server.js';
+export { TlsFileError, type HttpTls } from './tls.js';
 export { UwsLoadError } from './uws.js';

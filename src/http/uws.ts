@@ -10,9 +10,11 @@ import type * as Uws from 'uWebSockets.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
-/** The binding's API, plus `close()` which this build has but its typings omit. */
-export type UwsModule = Omit<typeof Uws, 'App'> & {
+/** The binding's API, plus `close()` which this build's apps have but its typings omit. */
+export type UwsModule = Omit<typeof Uws, 'App' | 'SSLApp'> & {
   App(options?: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
+  /** Throws "App construction failed", naming no file, when a TLS file does not load (see tls.ts). */
+  SSLApp(options: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
 };
 
 /** Thrown when the native binary cannot be loaded on this platform and Node. */

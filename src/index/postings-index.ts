@@ -170,6 +170,13 @@ export class PostingsIndex {
     return v < 0 ? new Uint32Array(0) : this.lists.view(dict!.list(v));
   }
 
+  /** Number of series with label `name` = `value` (0 for an empty value): a lookup, no list is read. */
+  count(name: string, value: string): number {
+    const dict = this.dicts.get(name);
+    const v = dict?.find(value) ?? -1;
+    return v < 0 ? 0 : this.lists.length(dict!.list(v));
+  }
+
   /** Sorted ids of every series. A view, valid until the next `add` or `delete`. */
   allPostings(): Uint32Array {
     return this.lists.view(this.allList);

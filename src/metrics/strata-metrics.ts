@@ -13,6 +13,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Db } from '../db/db.js';
 import type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
 import type { ShipperCounters } from '../shipper/shipper.js';
+import { REFUSAL_REASONS, REQUEST_LIMITS, type LimitsConfig, type ReloadCounters, type WriteLimiter } from '../write-limits/index.js';
 import { RequestStats } from './request-stats.js';
 import { registerSampled, type MetricValue } from './sampled.js';
 
@@ -27,6 +28,15 @@ export interface PoolStatsSource {
 export interface ShipperSource {
   readonly counters: ShipperCounters;
   readonly pending: number;
+}
+
+/** What the metrics read of the write limits (src/write-limits). */
+export interface WriteLimitsSource {
+  readonly limiter: Pick<WriteLimiter, 'config' | 'inFlight' | 'refusals' | 'memory'>;
+  /** Whether a limits configuration was given (Thanos' families are listed only then). */
+  readonly configured: boolean;
+  /** Reloads of the limits file, when there is one. */
+  readonly reloads: ReloadCounters | undefined;
 }
 
 /** A sidecar's view of its Prometheus. */
@@ -60,6 +70,7 @@ export class StrataMetrics {
   private pool: PoolStatsSource | undefined;
   private shipper: ShipperSource | undefined;
   private sidecar: SidecarStateSource | undefined;
+  private limits: WriteLimitsSource | undefined;
   private readonly http = new RequestStats(['route', 'method']);
   private readonly grpc = new RequestStats(['method']);
 
@@ -77,9 +88,19 @@ export class StrataMetrics {
       { labels: { reason: 'out_of_order' }, value: db.counters.outOfOrder },
       { labels: { reason: 'conflict' }, value: db.counters.conflict },
       { labels: { reason: 'too_old' }, value: db.counters.tooOld },
+      { labels: { reason: 'too_far_in_future' }, value: db.counters.tooFarInFuture },
     ]));
+    registerSampled(r, `${PREFIX}samples_out_of_order_ingested_total`, 'Of the samples ingested, those accepted out of order within --tsdb.out-of-order.time-window (Prometheus\' prometheus_tsdb_head_out_of_order_samples_appended_total).', 'counter', fromDb((db) => one(db.counters.oooAppended)));
+    registerSampled(r, `${PREFIX}head_out_of_order_samples`, 'Samples in the out-of-order head, not yet written into blocks.', 'gauge', fromDb((db) => one(db.oooSamples)));
     registerSampled(r, `${PREFIX}series_created_total`, 'Series created in the head since start.', 'counter', fromDb((db) => one(db.counters.seriesCreated)));
     registerSampled(r, `${PREFIX}head_series`, 'Series in the head.', 'gauge', fromDb((db) => one(db.seriesCount)));
+    // Exemplars and metadata (src/exemplars, src/metadata), as Prometheus' prometheus_tsdb_exemplar_* tell them.
+    registerSampled(r, `${PREFIX}exemplars_appended_total`, 'Exemplars stored in the exemplar store since start (WAL replay included).', 'counter', fromDb((db) => one(db.exemplars.addedTotal)));
+    registerSampled(r, `${PREFIX}exemplars_out_of_order_total`, 'Exemplars refused as older than their series\' newest.', 'counter', fromDb((db) => one(db.exemplars.outOfOrderTotal)));
+    registerSampled(r, `${PREFIX}exemplars_in_storage`, 'Exemplars held in the circular exemplar store.', 'gauge', fromDb((db) => one(db.exemplars.size)));
+    registerSampled(r, `${PREFIX}series_with_exemplars_in_storage`, 'Series with at least one exemplar held.', 'gauge', fromDb((db) => one(db.exemplars.seriesCount)));
+    registerSampled(r, `${PREFIX}exemplars_max`, 'Exemplars the store holds at most (--tsdb.max-exemplars).', 'gauge', fromDb((db) => one(db.exemplars.capacity)));
+    registerSampled(r, `${PREFIX}metadata_families`, 'Metric families (per tenant) whose metadata remote write told.', 'gauge', fromDb((db) => one(db.metadata.size)));
     registerSampled(r, `${PREFIX}wal_storage_size_bytes`, 'Bytes of the write-ahead log on disk.', 'gauge', fromDb((db) => one(db.diskBytes().wal)));
     registerSampled(r, `${PREFIX}head_chunks_storage_size_bytes`, 'Bytes of the memory-mapped head chunk files on disk.', 'gauge', fromDb((db) => one(db.diskBytes().chunks)));
     registerSampled(r, `${PREFIX}blocks_loaded`, 'Blocks on disk, open for reading.', 'gauge', fromDb((db) => one(db.blockCount)));
@@ -106,6 +127,8 @@ export class StrataMetrics {
     const fromSidecar = (read: (s: SidecarStateSource) => MetricValue[]) => () => (this.sidecar === undefined ? [] : read(this.sidecar));
     registerSampled(r, 'thanos_sidecar_prometheus_up', 'Boolean indicator whether the sidecar can reach its Prometheus peer.', 'gauge', fromSidecar((s) => one(s.prometheusUp ? 1 : 0)));
     registerSampled(r, `${PREFIX}sidecar_prometheus_blocks_loaded`, 'Blocks of the Prometheus data directory open for reading.', 'gauge', fromSidecar((s) => one(s.blocksLoaded)));
+
+    this.registerWriteLimits(one);
 
     registerSampled(r, `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status (499: the client went away first).', 'counter', () => this.http.counts());
     registerSampled(r, `${PREFIX}http_request_duration_seconds`, 'Seconds from a request\'s arrival to its answer, by route pattern and method.', 'histogram', () => this.http.histogram(`${PREFIX}http_request_duration_seconds`));
@@ -141,6 +164,69 @@ export class StrataMetrics {
   /** The shipper's counters are reported from now on. */
   watchShipper(shipper: ShipperSource): void {
     this.shipper = shipper;
+  }
+
+  /** The write limits, their refusals and reloads are reported from now on. */
+  watchWriteLimits(limits: WriteLimitsSource): void {
+    this.limits = limits;
+  }
+
+  /**
+   * Write limits, under Thanos Receive's names where it has the metric
+   * (thanos_receive_*, so that dashboards and alerts carry over), and
+   * strata_write_requests_refused_total for every refusal by tenant and
+   * reason. thanos_receive_write_limits_hit is a summary without
+   * quantiles here (its _sum and _count). Thanos' families are listed
+   * only when a limits configuration was given, as Thanos registers them.
+   */
+  private registerWriteLimits(one: (value: number, labels?: Record<string, string>) => MetricValue[]): void {
+    const r = this.registry;
+    const from = (read: (s: WriteLimitsSource) => MetricValue[]) => () => (this.limits === undefined ? [] : read(this.limits));
+    const thanos = (name: string, help: string, type: 'counter' | 'gauge' | 'summary', read: (s: WriteLimitsSource) => MetricValue[]) =>
+      registerSampled(r, name, help, type, () => (this.limits?.configured === true ? read(this.limits) : []));
+    registerSampled(r, `${PREFIX}write_requests_refused_total`, 'Remote writes refused by the write limits, by tenant and reason (body_size, series, samples: 413; head_series, concurrency: 429; memory: 503).', 'counter', from((s) => {
+      const out: MetricValue[] = [];
+      for (const [tenant, t] of s.limiter.refusals.entries()) {
+        REFUSAL_REASONS.forEach((reason, i) => {
+          if (t.count[i]! > 0) out.push({ labels: { tenant, reason }, value: t.count[i]! });
+        });
+      }
+      return out;
+    }));
+    thanos('thanos_receive_write_limits_hit', 'Summary of how much beyond the limit a refused remote write request was.', 'summary', (s) => {
+      const out: MetricValue[] = [];
+      for (const [tenant, t] of s.limiter.refusals.entries()) {
+        REQUEST_LIMITS.forEach((limit, i) => {
+          const n = t.count[REFUSAL_REASONS.indexOf(limit)]!;
+          if (n === 0) return;
+          out.push({ metricName: 'thanos_receive_write_limits_hit_sum', labels: { tenant, limit }, value: t.overSum[i]! });
+          out.push({ metricName: 'thanos_receive_write_limits_hit_count', labels: { tenant, limit }, value: n });
+        });
+      }
+      return out;
+    });
+    const perTenant = (config: LimitsConfig): Array<[string, LimitsConfig['defaults']]> => [['', config.defaults], ...config.tenants];
+    thanos('thanos_receive_write_limits', 'The configured write limits.', 'gauge', (s) => perTenant(s.limiter.config).flatMap(([tenant, l]) => [
+      { labels: { tenant, limit: 'body_size' }, value: l.sizeBytes },
+      { labels: { tenant, limit: 'series' }, value: l.series },
+      { labels: { tenant, limit: 'samples' }, value: l.samples },
+    ]));
+    thanos('thanos_receive_head_series_limit', 'The configured limit for active (head) series of tenants.', 'gauge',
+      (s) => perTenant(s.limiter.config).map(([tenant, l]) => ({ labels: { tenant }, value: l.headSeries })));
+    thanos('thanos_receive_head_series_limited_requests_total', 'The total number of remote write requests that have been dropped due to active series limiting.', 'counter', (s) => {
+      const out: MetricValue[] = [];
+      for (const [tenant] of s.limiter.refusals.entries()) {
+        const n = s.limiter.refusals.get(tenant, 'head_series');
+        if (n > 0) out.push({ labels: { tenant }, value: n });
+      }
+      return out;
+    });
+    thanos('thanos_receive_write_request_concurrent_gate_write_requests_max', 'Maximum number of concurrent write_requests.', 'gauge', (s) => one(s.limiter.config.maxConcurrency));
+    thanos('thanos_receive_write_request_concurrent_gate_write_requests_in_flight', 'Number of write_requests that are currently in flight.', 'gauge', (s) => one(s.limiter.inFlight));
+    thanos('thanos_receive_limits_config_reload_total', 'How many times the limit configuration was reloaded', 'counter', (s) => (s.reloads === undefined ? [] : one(s.reloads.reloads)));
+    thanos('thanos_receive_limits_config_reload_err_total', 'How many times the limit configuration failed to reload.', 'counter', (s) => (s.reloads === undefined ? [] : one(s.reloads.failures)));
+    registerSampled(r, `${PREFIX}write_memory_pressure`, '1 while remote writes are answered 503 for memory pressure (--receive.heap-limit-ratio, --receive.memory-limit).', 'gauge',
+      from((s) => one(s.limiter.memory?.reason === undefined ? 0 : 1)));
   }
 
   /** A sidecar's state is reported from now on. */

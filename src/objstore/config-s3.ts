@@ -1,5 +1,5 @@
 import { configError } from './errors.js';
-import type { YamlMap } from './yaml-reader.js';
+import type { YamlMap } from '../config/yaml-map.js';
 
 /** Thanos' exthttp.HTTPConfig: the HTTP transport of the S3 client. Durations in milliseconds. */
 export interface HttpConfig {

@@ -4,7 +4,7 @@ import { configError } from './errors.js';
 import { FilesystemBucket } from './filesystem.js';
 import type { ObjstoreLogger } from './logger.js';
 import { prefixed } from './prefixed.js';
-import { YamlMap } from './yaml-reader.js';
+import { YamlMap } from '../config/yaml-map.js';
 
 /** FILESYSTEM's `config`. */
 export interface FilesystemConfig {
@@ -37,7 +37,7 @@ export const SUPPORTED_BUCKET_TYPES = ['S3', 'FILESYSTEM'] as const;
  * const bucket = await openBucket(cfg, log);
  */
 export function parseBucketConfig(text: string): BucketConfig {
-  const top = YamlMap.parse(text);
+  const top = YamlMap.parse(text, configError);
   const typeText = top.str('type');
   const config = top.map('config');
   const prefix = top.str('prefix');

@@ -19,10 +19,12 @@ export function moved(buffer: ArrayBuffer): unknown {
 }
 
 /**
- * A task's answer `value`, with `buffer` (reachable from `value`) moved
- * rather than copied: piscina transfers what a movable value lists under
- * transferableSymbol and posts what it has under valueSymbol.
+ * A task's answer `value`, with `buffer` (reachable from `value`; or each
+ * of several) moved rather than copied: piscina transfers what a movable
+ * value lists under transferableSymbol (its transfer list is concatenated
+ * with it, so a list of buffers works too) and posts what it has under
+ * valueSymbol.
  */
-export function movedWith(value: object, buffer: ArrayBuffer): unknown {
+export function movedWith(value: object, buffer: ArrayBuffer | readonly ArrayBuffer[]): unknown {
   return move({ [transferableSymbol]: buffer, [valueSymbol]: value });
 }

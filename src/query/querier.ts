@@ -1,4 +1,5 @@
 import { ByteArena } from './byte-arena.js';
+import { withoutOverlaps } from '../codec/merge-chunks.js';
 import { compareLabels, compareLabelsNative } from '../index/utf8-order.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import type { PlannedSeries, SelectOptions, SelectedSeries, SeriesReader, StoredChunk } from './types.js';
@@ -59,17 +60,22 @@ export class Querier {
     return lists.reduce((a, b) => mergeSorted(a, b, compare));
   }
 
-  /** The chunks of a planned series overlapping the range, by min time; open head chunks copied into `arena`. */
+  /**
+   * The chunks of a planned series overlapping the range, by min time,
+   * none overlapping another; open head chunks copied into `arena`. Each
+   * reader answers chunks that do not overlap; where several readers'
+   * do (overlapping blocks, out-of-order samples of a range a block holds),
+   * those are merged into new chunks (src/codec/merge-chunks.ts: a
+   * timestamp held twice is answered once, the older reader's), as
+   * Prometheus merges overlapping blocks at query time.
+   */
   chunksOf(p: PlannedSeries, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
     if (p.parts.length === 1) return p.parts[0]!.reader.chunks(p.parts[0]!.handle, minT, maxT, arena);
     const out: StoredChunk[] = [];
     for (const part of p.parts) for (const c of part.reader.chunks(part.handle, minT, maxT, arena)) out.push(c);
-    // Readers come oldest first; only overlapping blocks need a sort.
+    // Readers come oldest first: chunks in order unless readers overlap.
     for (let i = 1; i < out.length; i++) {
-      if (out[i]!.minT < out[i - 1]!.minT) {
-        out.sort((a, b) => a.minT - b.minT);
-        break;
-      }
+      if (out[i]!.minT <= out[i - 1]!.maxT) return withoutOverlaps(out);
     }
     return out;
   }

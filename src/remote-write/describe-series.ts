@@ -5,7 +5,7 @@ import { WireReader } from './wire-reader.js';
 const decoder = new TextDecoder();
 
 /** Longest label-set rendering put in a message; longer ones end in "…". */
-const MAX_CHARS = 400;
+export const MAX_CHARS = 400;
 
 /** The bytes [at, at + len) of `buf` as a string (for messages). */
 export function bytesText(buf: Uint8Array, at: number, len: number): string {

@@ -45,6 +45,24 @@ export const HISTOGRAM: MessageShape = {
   },
 };
 
+/** io.prometheus.write.v2.Exemplar: labels_refs = 1, value = 2, timestamp = 3. */
+export const EXEMPLAR_V2: MessageShape = {
+  name: 'Exemplar',
+  fields: { 1: packedVarints, 2: double, 3: varint },
+};
+
+/** io.prometheus.write.v2.Histogram: 1.0's fields plus start_timestamp = 17. */
+export const HISTOGRAM_V2: MessageShape = {
+  name: 'Histogram',
+  fields: { ...HISTOGRAM.fields, 17: varint },
+};
+
+/** io.prometheus.write.v2.Metadata: type = 1, help_ref = 3, unit_ref = 4. */
+export const METADATA_V2: MessageShape = {
+  name: 'Metadata',
+  fields: { 1: varint, 3: varint, 4: varint },
+};
+
 /** prometheus.MetricMetadata: type = 1, metric_family_name = 2, help = 4, unit = 5. */
 export const METRIC_METADATA: MessageShape = {
   name: 'MetricMetadata',

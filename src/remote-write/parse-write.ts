@@ -1,7 +1,11 @@
+import { releaseExemplarScratch, takeExemplarScratch } from '../exemplars/exemplar-batch.js';
 import type { HeadWasm } from '../head/head-wasm.js';
+import type { MetricMetadataEntry } from '../metadata/metric-metadata.js';
 import { releaseScratch, takeScratch } from './batch-scratch.js';
 import { badParseOption, malformedRequest } from './errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
+import { readMetricMetadata } from './metadata-reader.js';
+import { parseWriteRequestV2 } from './parse-write-v2.js';
 import { SeriesParser } from './series-parser.js';
 import { invalidUtf8At } from './utf8.js';
 import { WIRE, WireReader, wrongWireType } from './wire-reader.js';
@@ -15,9 +19,12 @@ export const DEFAULT_TENANT_LABEL = 'tenant_id';
 export interface ParseWriteOptions {
   /**
    * 'thanos': thanos.WriteRequest (timeseries = 1, tenant = 2, replica = 3).
-   * 'prometheus': prometheus.WriteRequest (timeseries = 1, metadata = 3, ignored).
+   * 'prometheus': prometheus.WriteRequest (timeseries = 1, metadata = 3),
+   * remote write 1.0.
+   * 'prometheus-v2': io.prometheus.write.v2.Request (symbols = 4,
+   * timeseries = 5), remote write 2.0 (parse-write-v2.ts).
    */
-  dialect: 'thanos' | 'prometheus';
+  dialect: 'thanos' | 'prometheus' | 'prometheus-v2';
   /** Name of the tenant label added to every series (default 'tenant_id'); must not be empty. */
   tenantLabel?: string;
   /**
@@ -52,8 +59,23 @@ export interface ParsedWrite {
   histogramSamples: number;
   /** The first series that carried histogram samples, e.g. `series 5 {__name__="rpc_seconds"}`. */
   firstHistogram?: string;
-  /** Exemplars in series with valid labels: accepted, not stored. */
+  /** Exemplars in series with valid labels (in `exemplarBatch`, or refused as `invalidExemplars`). */
   exemplars: number;
+  /**
+   * Those exemplars that could be read, as an exemplar batch
+   * (src/exemplars/exemplar-batch.ts; owned by the caller); absent when none.
+   */
+  exemplarBatch?: ArrayBuffer;
+  /** Metric metadata the request carried (1.0: its metadata field; 2.0: per series, one entry per family, the last one given); absent when none. */
+  metadata?: MetricMetadataEntry[];
+  /** 2.0: series with valid labels but neither samples nor histograms (the specification requires one of them); 0 for 1.0. */
+  emptySeries: number;
+  /** The first such series, e.g. `series 2 {__name__="up"}`. */
+  firstEmpty?: string;
+  /** 2.0: exemplars refused (labels_refs outside the symbols table or odd in length, labels not UTF-8); 0 for 1.0, which drops such exemplars silently. */
+  invalidExemplars: number;
+  /** What was wrong with the first refused exemplar. */
+  firstInvalidExemplar?: string;
 }
 
 // Top-level tags (field << 3 | wire type).
@@ -113,6 +135,22 @@ function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefi
 }
 
 /**
+ * The tenant a thanos.WriteRequest names (its field 2), 'default-tenant'
+ * when it names none or the bytes are not a valid message. A walk over
+ * the top-level fields only, for naming the tenant of a write refused
+ * before it is parsed (a refusal's metrics); not for the write path.
+ */
+export function writeRequestTenant(bytes: Uint8Array): string {
+  const r = new WireReader(bytes);
+  try {
+    return tenantOf(r, readHead(r, 'thanos'), undefined);
+  } catch {
+    // Not a valid message: the parse that follows refuses it.
+    return DEFAULT_TENANT;
+  }
+}
+
+/**
  * Parses a remote-write request from its protobuf bytes straight into an
  * append batch: no message objects, no per-sample JS values. Label sets are
  * checked as Thanos Receive checks them (no labels, empty name or value,
@@ -136,19 +174,24 @@ function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefi
 export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm): ParsedWrite {
   const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
   if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
+  if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
   if (opts.dialect !== 'thanos' && opts.dialect !== 'prometheus') throw badParseOption(`unknown dialect ${JSON.stringify(opts.dialect)}`);
   const r = new WireReader(bytes);
   const head = readHead(r, opts.dialect);
   const tenant = tenantOf(r, head, opts.tenant);
 
   const scratch = takeScratch();
+  const exemplarScratch = takeExemplarScratch();
   let parser: SeriesParser;
   let batch: ArrayBuffer;
+  let exemplarBatch: ArrayBuffer | undefined;
+  let metadata: MetricMetadataEntry[] | undefined;
   try {
-    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant));
+    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant), exemplarScratch);
     // Second walk over the top level: the first one checked it, so only
-    // series need reading now.
+    // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
+    const prometheus = opts.dialect === 'prometheus';
     r.pos = 0;
     let index = 0;
     while (r.pos < end) {
@@ -157,14 +200,19 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         const stop = r.len(end);
         parser.series(stop, index++);
         r.pos = stop;
+      } else if (prometheus && tag === PROMETHEUS_METADATA) {
+        const entry = readMetricMetadata(r, r.len(end));
+        if (entry !== undefined) (metadata ??= []).push(entry);
       } else {
         r.skip(tag & 7, end);
       }
     }
     batch = scratch.finish(wasm);
+    exemplarBatch = exemplarScratch.finish();
   } finally {
     // Malformed requests too: a stream of them must not allocate scratch each time.
     releaseScratch(scratch);
+    releaseExemplarScratch(exemplarScratch);
   }
 
   const parsed: ParsedWrite = {
@@ -176,8 +224,12 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     invalidSeries: parser.invalidSeries,
     histogramSamples: parser.histogramSamples,
     exemplars: parser.exemplars,
+    emptySeries: 0,
+    invalidExemplars: 0,
   };
   if (parser.firstInvalid !== undefined) parsed.firstInvalid = parser.firstInvalid;
   if (parser.firstHistogram !== undefined) parsed.firstHistogram = parser.firstHistogram;
+  if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
+  if (metadata !== undefined) parsed.metadata = metadata;
   return parsed;
 }

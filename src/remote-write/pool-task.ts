@@ -97,5 +97,6 @@ function parseWrite({ bytes: body, opts, snappy }: ParseWriteMessage): unknown {
     if (!(err instanceof MalformedRequestError)) throw err;
     return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
   }
-  return movedWith(answer, answer.parsed.batch);
+  const ex = answer.parsed.exemplarBatch;
+  return movedWith(answer, ex === undefined ? answer.parsed.batch : [answer.parsed.batch, ex]);
 }

@@ -1,7 +1,10 @@
+import type { ExemplarScratch } from '../exemplars/exemplar-batch.js';
 import type { BatchScratch } from './batch-scratch.js';
+import { compareBytes } from './compare-bytes.js';
 import { copyBytes } from './copy-bytes.js';
 import { describeLabels } from './describe-series.js';
 import { malformedRequest } from './errors.js';
+import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
 import type { Rule, Violation } from './label-rules.js';
 import { EXEMPLAR, HISTOGRAM, checkMessage } from './message-shapes.js';
@@ -19,16 +22,9 @@ const LABEL_NAME = (1 << 3) | WIRE.len;
 const LABEL_VALUE = (2 << 3) | WIRE.len;
 const SAMPLE_VALUE = (1 << 3) | WIRE.fixed64;
 const SAMPLE_TIMESTAMP = (2 << 3) | WIRE.varint;
-
-/** Byte-wise comparison, as Go compares strings: <0, 0 or >0. */
-function compareBytes(a: Uint8Array, aAt: number, aLen: number, b: Uint8Array, bAt: number, bLen: number): number {
-  const n = aLen < bLen ? aLen : bLen;
-  for (let k = 0; k < n; k++) {
-    const d = a[aAt + k]! - b[bAt + k]!;
-    if (d !== 0) return d;
-  }
-  return aLen - bLen;
-}
+const EXEMPLAR_LABEL = (1 << 3) | WIRE.len;
+const EXEMPLAR_VALUE = (2 << 3) | WIRE.fixed64;
+const EXEMPLAR_TIMESTAMP = (3 << 3) | WIRE.varint;
 
 /**
  * Reads prometheus.TimeSeries messages one after another into a
@@ -43,6 +39,14 @@ function compareBytes(a: Uint8Array, aAt: number, aLen: number, b: Uint8Array, b
  * columns (checking for non-ASCII on the way, so UTF-8 is validated only
  * where a high byte was seen), and strings are made only for the message
  * of the first refused series.
+ *
+ * Exemplars of a series with valid labels go to the exemplar scratch: a
+ * second walk over that series only (exemplars may come before its labels
+ * on the wire), so series without exemplars cost nothing more.
+ *
+ * The remote write 2.0 parser (parse-write-v2.ts) drives the same label,
+ * sample and tenant code through begin(), putLabel(), sample() and
+ * putTenant(), and reads the violation `v`.
  */
 export class SeriesParser {
   /** Float samples written into the batch. */
@@ -51,14 +55,18 @@ export class SeriesParser {
   firstInvalid: string | undefined;
   histogramSamples = 0;
   firstHistogram: string | undefined;
+  /** Exemplars in series with valid labels (put in the exemplar scratch, or dropped: see exemplar()). */
   exemplars = 0;
 
-  private readonly v: Violation = { rule: RULE.ok, label: 0, nameAt: 0, nameLen: 0, prevAt: 0, prevLen: 0, byteAt: 0 };
+  /** The first rule the current series broke (RULE.ok while none). */
+  readonly v: Violation = { rule: RULE.ok, label: 0, nameAt: 0, nameLen: 0, prevAt: 0, prevLen: 0, byteAt: 0 };
   // Label walk of the current series.
   private labelCount = 0;
   private prevAt = 0;
   private prevLen = 0;
-  private tenantDone = false;
+  /** Whether the tenant label is in the current series' label bytes yet. */
+  tenantDone = false;
+  private readonly exemplarLabels = new ExemplarLabels();
   /** The tenant label in canonical form, `name 0xFF value 0xFF`. */
   private readonly tenantBytes: Uint8Array;
   private readonly tenantView: DataView;
@@ -69,9 +77,11 @@ export class SeriesParser {
    */
   constructor(
     private readonly r: WireReader,
-    private readonly out: BatchScratch,
+    readonly out: BatchScratch,
     private readonly tenantName: Uint8Array,
     tenantValue: Uint8Array,
+    /** Where exemplars go; none collected when absent. */
+    readonly ex?: ExemplarScratch,
   ) {
     const t = new Uint8Array(tenantName.length + tenantValue.length + 2);
     t.set(tenantName);
@@ -89,9 +99,7 @@ export class SeriesParser {
     const start = r.pos;
     const labelsStart = out.l;
     const samplesStart = out.m;
-    this.v.rule = RULE.ok;
-    this.labelCount = 0;
-    this.tenantDone = false;
+    this.begin();
     let histograms = 0;
     let exemplars = 0;
     while (r.pos < end) {
@@ -130,19 +138,104 @@ export class SeriesParser {
       this.histogramSamples += histograms;
       this.firstHistogram ??= `series ${index} ${describeLabels(r.buf, start, end)}`;
     }
+    if (!this.tenantDone) this.putTenant();
+    // Prometheus sends a series' exemplars in a TimeSeries of their own,
+    // without samples: they are taken before such a series is let go.
+    if (exemplars > 0 && this.ex !== undefined) this.exemplarsOf(start, end, labelsStart, out.l - labelsStart);
     const count = out.m - samplesStart;
     if (count === 0) {
       // No entry: the head would create a series with no data.
       out.l = labelsStart;
       return;
     }
-    if (!this.tenantDone) this.putTenant();
     out.addEntry(labelsStart, out.l - labelsStart, samplesStart, count);
     this.samples += count;
   }
 
+  /** Starts a series: no label seen, no rule broken. */
+  begin(): void {
+    this.v.rule = RULE.ok;
+    this.labelCount = 0;
+    this.tenantDone = false;
+  }
+
+  /** Number of labels put since begin(). */
+  get labels(): number {
+    return this.labelCount;
+  }
+
+  /**
+   * Takes the exemplars of the TimeSeries at [start, end) (already checked
+   * well-formed by the first walk) into the exemplar scratch, with the
+   * series' canonical labels at [labelsAt, labelsAt + labelsLen) of the
+   * batch scratch. Leaves r.pos at end.
+   */
+  private exemplarsOf(start: number, end: number, labelsAt: number, labelsLen: number): void {
+    const r = this.r;
+    const ex = this.ex!;
+    const seriesOff = ex.putSeries(this.out.labels, labelsAt, labelsLen);
+    r.pos = start;
+    while (r.pos < end) {
+      const tag = r.tag(end);
+      if (tag === TS_EXEMPLARS) {
+        const stop = r.len(end);
+        this.exemplar(stop, seriesOff, labelsLen);
+        r.pos = stop;
+      } else {
+        r.skip(tag & 7, end);
+      }
+    }
+  }
+
+  /** Reads one prometheus.Exemplar at [r.pos, stop) into the exemplar scratch. */
+  private exemplar(stop: number, seriesOff: number, seriesLen: number): void {
+    const r = this.r;
+    const labels = this.exemplarLabels;
+    labels.reset();
+    let tsLo = 0, tsHi = 0, vLo = 0, vHi = 0;
+    while (r.pos < stop) {
+      const tag = r.tag(stop);
+      if (tag === EXEMPLAR_LABEL) {
+        const labelEnd = r.len(stop);
+        let nameAt = 0, nameLen = 0, valueAt = 0, valueLen = 0;
+        while (r.pos < labelEnd) {
+          const t = r.tag(labelEnd);
+          if (t === LABEL_NAME || t === LABEL_VALUE) {
+            const s = r.len(labelEnd);
+            if (t === LABEL_NAME) {
+              nameAt = r.pos;
+              nameLen = s - r.pos;
+            } else {
+              valueAt = r.pos;
+              valueLen = s - r.pos;
+            }
+            r.pos = s;
+          } else {
+            r.skip(t & 7, labelEnd);
+          }
+        }
+        labels.push(nameAt, nameLen, valueAt, valueLen);
+      } else if (tag === EXEMPLAR_VALUE) {
+        vLo = r.view.getInt32(r.pos, true);
+        vHi = r.view.getInt32(r.pos + 4, true);
+        r.pos += 8;
+      } else if (tag === EXEMPLAR_TIMESTAMP) {
+        r.varint64(stop);
+        tsLo = r.lo;
+        tsHi = r.hi;
+      } else {
+        r.skip(tag & 7, stop);
+      }
+    }
+    const ex = this.ex!;
+    // A label that is not UTF-8: remote write 1.0 drops the exemplar, as
+    // Prometheus and Thanos Receive drop exemplars they cannot take.
+    if (!labels.write(r.buf, ex)) return;
+    ex.add(tsLo, tsHi, vLo, vHi, seriesOff, seriesLen, labels.off, labels.len);
+  }
+
   /** Reads a Sample at [r.pos, stop) into the next row of the ts and vals columns. */
-  private sample(stop: number): void {
+  sample(stop: number): void {
     const r = this.r;
     const out = this.out;
     if (out.m === out.sampleCapacity) out.growSamples();
@@ -239,6 +332,17 @@ export class SeriesParser {
         r.skip(tag & 7, stop);
       }
     }
+    this.putLabel(nameAt, nameLen, valueAt, valueLen);
+  }
+
+  /**
+   * Checks the label whose name and value are at these positions of the
+   * request against the rules and writes it (tenant merged in). The next
+   * label of the series in wire order.
+   */
+  putLabel(nameAt: number, nameLen: number, valueAt: number, valueLen: number): void {
+    const r = this.r;
+    const buf = r.buf;
     const i = this.labelCount++;
     if (this.v.rule !== RULE.ok) return; // already refused: keep reading, stop checking
     // Thanos' order: empty name or value, then duplicate, then order.
@@ -283,7 +387,7 @@ export class SeriesParser {
   }
 
   /** Writes the tenant label at the current position of the label column. */
-  private putTenant(): void {
+  putTenant(): void {
     const out = this.out;
     const t = this.tenantBytes;
     out.reserveLabels(t.length);
@@ -293,7 +397,7 @@ export class SeriesParser {
   }
 
   /** Records the first rule the current series broke (numbers only; text later, if needed). */
-  private refuse(rule: Rule, label: number, nameAt: number, nameLen: number, byteAt = 0): void {
+  refuse(rule: Rule, label: number, nameAt: number, nameLen: number, byteAt = 0): void {
     const v = this.v;
     if (v.rule !== RULE.ok) return;
     v.rule = rule;

@@ -11,6 +11,8 @@ const TABLE: Record<string, { grpc: status; http: number }> = {
   'malformed-request': { grpc: status.INVALID_ARGUMENT, http: 400 },
   'samples-rejected': { grpc: status.ALREADY_EXISTS, http: 409 },
   'resource-exhausted': { grpc: status.RESOURCE_EXHAUSTED, http: 413 },
+  // Thanos Receive's 429 (a tenant over its head series limit; here also too many writes at once).
+  'rate-limited': { grpc: status.RESOURCE_EXHAUSTED, http: 429 },
   unavailable: { grpc: status.UNAVAILABLE, http: 503 },
   // nginx's "client closed request": nobody reads the answer any more.
   cancelled: { grpc: status.CANCELLED, http: 499 },

@@ -9,12 +9,17 @@ import type { CodecPool } from '../pool/codec-pool.js';
 import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
 import type { LabelNamesRequest, LabelValuesRequest, SeriesRequest } from '../gen/thanos/store/rpc.js';
 import { InfoService } from '../gen/thanos/info/rpc.js';
+import { ExemplarsService, type ExemplarsRequest, type ExemplarsResponse } from '../gen/thanos/exemplars/rpc.js';
+import { MetadataService, type MetricMetadataRequest, type MetricMetadataResponse } from '../gen/thanos/metadata/rpc.js';
+import { ExemplarsApi } from '../exemplars/exemplars-api.js';
+import { MetadataApi } from '../metadata/metadata-api.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
 import { remoteWrite } from './remote-write.js';
 import type { StoreApi } from './store-api.js';
+import type { WriteAdmission } from '../write-limits/write-limiter.js';
 import { engineStoreApi, type StoreApiConfig } from './store-stack.js';
 
 export interface GrpcTls {
@@ -43,11 +48,17 @@ export interface StoreServerOptions {
   remoteWrite?: (bytes: Buffer) => Promise<void>;
   /** How Series frames leave (grpc-stream-adapter.ts); the fastest this grpc-js allows by default. */
   seriesPath?: SeriesPath;
+  /** thanos.Exemplars; not served when absent (the StoreApi's Info says whether it is: store-api.ts OtherApis). */
+  exemplars?: ExemplarsApi;
+  /** thanos.Metadata; not served when absent (likewise). */
+  metadata?: MetadataApi;
 }
 
 /** `strata serve`'s gRPC server: the listener, and the engine's Store API configuration. */
-export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'seriesPath'> {
+export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'seriesPath' | 'exemplars' | 'metadata'> {
   store: StoreApiConfig;
+  /** The write limits RemoteWrite goes through (src/write-limits); none when absent. */
+  writeLimits?: WriteAdmission;
 }
 
 export interface RunningGrpcServer {
@@ -66,11 +77,14 @@ const passThrough = (b: Buffer): Buffer => b;
  * and its RemoteWrite.
  */
 export function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const { store, ...server } = opts;
+  const { store, writeLimits, ...server } = opts;
+  const writeOpts = { dialect: 'thanos', tenantLabel: store.tenantLabel, ...(writeLimits === undefined ? {} : { limits: writeLimits }) } as const;
   return serveStoreApi(engineStoreApi(db, store, instantiateHeadWasm()), {
     ...server,
+    exemplars: new ExemplarsApi(() => db.exemplars, store.externalLabels),
+    metadata: new MetadataApi(() => db.metadata),
     remoteWrite: async (bytes) => {
-      const outcome = await remoteWrite(db, pool, bytes, { dialect: 'thanos', tenantLabel: store.tenantLabel });
+      const outcome = await remoteWrite(db, pool, bytes, writeOpts);
       if (outcome.error !== undefined) throw outcome.error;
     },
   });
@@ -156,12 +170,45 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
     });
   }
 
+  // A server stream answered whole at once (exemplars and metadata are bounded stores).
+  const answerAll = <Req, Res>(method: string, fn: (req: Req) => Res[]) => (call: grpc.ServerWritableStream<Req, Res>): void => {
+    const done = callTimer(opts.onCall, method);
+    let answers: Res[];
+    try {
+      answers = fn(call.request);
+    } catch (err) {
+      const e = fail(err);
+      done(e.code);
+      call.emit('error', e);
+      return;
+    }
+    for (const a of answers) call.write(a);
+    done(grpc.status.OK);
+    call.end();
+  };
+  const exemplarsApi = opts.exemplars;
+  if (exemplarsApi !== undefined) {
+    services.push('thanos.Exemplars');
+    server.addService(ExemplarsService, {
+      exemplars: answerAll(ExemplarsService.exemplars.path, (req: ExemplarsRequest): ExemplarsResponse[] =>
+        exemplarsApi.exemplars(req).map((value) => ({ result: { $case: 'data', value } }))),
+    } as grpc.UntypedServiceImplementation);
+  }
+  const metadataApi = opts.metadata;
+  if (metadataApi !== undefined) {
+    services.push('thanos.Metadata');
+    server.addService(MetadataService, {
+      metricMetadata: answerAll(MetadataService.metricMetadata.path, (req: MetricMetadataRequest): MetricMetadataResponse[] =>
+        [{ result: { $case: 'metadata', value: metadataApi.metricMetadata(req) } }]),
+    } as grpc.UntypedServiceImplementation);
+  }
+
   server.addService(InfoService, { info: unary(InfoService.info.path, () => api.infoService()) } as grpc.UntypedServiceImplementation);
 
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
   const definitions = protoLoader.loadSync(
-    ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', healthProtoPath],
+    ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', 'thanos/exemplars/rpc.proto', 'thanos/metadata/rpc.proto', healthProtoPath],
     { includeDirs: [PROTO_DIR], keepCase: true },
   );
   // Reflection lists what is served (without RemoteWrite, not WriteableStore).

@@ -2,12 +2,24 @@ import type { Db } from '../db/db.js';
 import { rejectionError } from '../db/rejections.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import type { CodecPool } from '../pool/codec-pool.js';
+import { writeRequestTenant } from '../remote-write/parse-write.js';
 import { parseWriteInPool } from '../remote-write/pool-task.js';
+import { snappyDecodedLength } from '../remote-write/snappy-block.js';
+import type { WriteAdmission } from '../write-limits/write-limiter.js';
+import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
 import { invalidArgument } from './errors.js';
 
-/** What a remote write stored, and what it refused (the error to answer with, if any). */
+/**
+ * What a remote write stored, and what it refused (the error to answer
+ * with, if any). The counts are remote write 2.0's `Written` headers, as
+ * Prometheus counts them: a sample equal to the one stored at its time is
+ * written (stored once), and so is an exemplar equal to its series' newest.
+ */
 export interface WriteOutcome {
   samples: number;
+  /** Native histogram samples: this store takes none yet. */
+  histograms: number;
+  exemplars: number;
   error?: Error;
 }
 
@@ -18,33 +30,85 @@ export interface WriteOutcome {
  * Refusals: invalid label sets and native histograms are InvalidArgument;
  * sample conflicts AlreadyExists (when both happen, InvalidArgument, the
  * one retrying cannot fix, names both).
+ *
+ * Exemplars go to the exemplar store once the samples are appended (their
+ * series must be in the head, as in Prometheus); metadata to the metadata
+ * store. Remote write 2.0 also refuses (InvalidArgument) series with
+ * neither samples nor histograms, and exemplars with invalid references,
+ * out of order, with labels too long or of a series not held; 1.0 drops
+ * such exemplars silently, as Prometheus and Thanos Receive do.
+ *
+ * With `limits`, the write first goes through them (src/write-limits:
+ * memory, concurrency, the tenant's head series and request size before
+ * parsing where the tenant is known, series and samples after parsing);
+ * a write they refuse throws their error and stores nothing.
  */
 export async function remoteWrite(
   db: Db,
   pool: CodecPool,
   bytes: Uint8Array,
-  opts: {
-    dialect: 'thanos' | 'prometheus';
-    tenantLabel: string;
-    tenant?: string;
-    /** The bytes are a snappy block (HTTP remote write), decompressed in the pool first, up to this size. */
-    snappy?: { maxDecodedBytes: number };
-  },
+  opts: WriteOptions,
 ): Promise<WriteOutcome> {
-  const { snappy, ...parseOpts } = opts;
+  const limits = opts.limits;
+  if (limits === undefined) return write(db, pool, bytes, opts, undefined);
+  // Over gRPC the tenant is in the message: read it only to name a refused write's tenant.
+  limits.enter(() => opts.tenant ?? writeRequestTenant(bytes));
+  try {
+    return await write(db, pool, bytes, opts, limits);
+  } finally {
+    limits.leave();
+  }
+}
+
+/** How to take one remote write. */
+export interface WriteOptions {
+  dialect: 'thanos' | 'prometheus' | 'prometheus-v2';
+  tenantLabel: string;
+  /** The tenant from outside the message (HTTP's THANOS-TENANT header); the message's own when undefined. */
+  tenant?: string;
+  /** The bytes are a snappy block (HTTP remote write), decompressed in the pool first, up to this size. */
+  snappy?: { maxDecodedBytes: number };
+  /** The write limits to apply (none when absent). */
+  limits?: WriteAdmission;
+}
+
+async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
+  const { snappy, limits: _limits, ...parseOpts } = opts;
+  // The pool may take the bytes' buffer: measure them first.
+  const size = bytes.length;
+  if (limits !== undefined && opts.tenant !== undefined) {
+    const decoded = snappy === undefined ? -1 : snappyDecodedLength(bytes);
+    limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
+  }
   const parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? {} : { snappy });
+  if (limits !== undefined) {
+    if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
+    limits.admitContent(parsed.tenant, parsed.series, parsed.samples);
+  }
   const batch = parsed.batch;
   const result = viewAppendBatch(batch).entries > 0 ? db.append(batch) : undefined;
+  const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
+  if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
+  const v2 = opts.dialect === 'prometheus-v2';
   const problems: string[] = [];
   if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
+  if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
   if (parsed.histogramSamples > 0) {
     problems.push(`${parsed.histogramSamples} native histogram samples, which this store does not take (first: ${parsed.firstHistogram})`);
   }
+  if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
+  // 2.0 may not answer 2xx while anything sent was not written; 1.0 drops
+  // such exemplars silently, as Prometheus and Thanos Receive do.
+  if (v2 && exemplars !== undefined) {
+    if (exemplars.outOfOrder > 0) problems.push(`${exemplars.outOfOrder} out of order exemplars (first: ${exemplars.firstOutOfOrder})`);
+    if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
+    if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
+  }
   const rejected = result === undefined ? undefined : rejectionError(result, batch);
-  const samples = result?.appended ?? 0;
+  const written = { samples: result === undefined ? 0 : result.appended + result.ignored, histograms: 0, exemplars: exemplars?.written ?? 0 };
   if (problems.length > 0) {
     if (rejected !== undefined) problems.push(rejected.message);
-    return { samples, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
+    return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
   }
-  return rejected === undefined ? { samples } : { samples, error: rejected };
+  return rejected === undefined ? written : { ...written, error: rejected };
 }

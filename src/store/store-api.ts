@@ -5,7 +5,7 @@ import { StoreType } from '../gen/thanos/store/rpc.js';
 import type {
   InfoResponse, LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest,
 } from '../gen/thanos/store/rpc.js';
-import type { InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc.js';
+import type { ExemplarsInfo, InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc.js';
 import type { LabelMatcher as WireMatcher } from '../gen/thanos/store/types.js';
 import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
 import { invalidArgument } from './errors.js';
@@ -15,6 +15,18 @@ import type { LabelNamesQuery, SeriesQuery, SourceInfo, StoreSource } from './st
 
 /** What Info says the store is: Thanos' component types. */
 export type StoreComponent = 'receive' | 'sidecar' | 'store';
+
+/**
+ * The APIs beside the Store API that the component serves (on the same
+ * gRPC server), for Info to advertise: Thanos Query calls thanos.Exemplars
+ * and thanos.Metadata only where Info sets `exemplars` and `metric_metadata`.
+ */
+export interface OtherApis {
+  /** thanos.Exemplars is served; Info's `exemplars` as this answers it. */
+  exemplars?: () => ExemplarsInfo;
+  /** thanos.Metadata is served. */
+  metricMetadata?: boolean;
+}
 
 const STORE_TYPES: Record<StoreComponent, StoreType> = { receive: StoreType.RECEIVE, sidecar: StoreType.SIDECAR, store: StoreType.STORE };
 
@@ -38,7 +50,7 @@ const NO_CHUNKS: readonly StoredChunk[] = [];
  * answer's labels and selection depend on is the decorators' (store-stack.ts).
  */
 export class StoreApi {
-  constructor(private readonly source: StoreSource, private readonly component: StoreComponent = 'receive') {}
+  constructor(private readonly source: StoreSource, private readonly component: StoreComponent = 'receive', private readonly others: OtherApis = {}) {}
 
   /**
    * Answers a Series request into `sink`, pausing while it is blocked (flow
@@ -135,6 +147,8 @@ export class StoreApi {
       ComponentType: this.component,
       // Sharding and without_replica_labels are the decorators' (store-stack.ts), whatever the source.
       store: { minTime, maxTime, supportsSharding: true, supportsWithoutReplicaLabels: true, tsdbInfos: [] },
+      ...(this.others.exemplars === undefined ? {} : { exemplars: this.others.exemplars() }),
+      ...(this.others.metricMetadata === true ? { metricMetadata: {} } : {}),
     };
   }
 }

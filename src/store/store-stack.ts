@@ -7,7 +7,8 @@ import { withLimits } from './source-limits.js';
 import { recovering } from './source-recover.js';
 import { withRequestLimit } from './source-request-limit.js';
 import { withSharding } from './source-shard.js';
-import { StoreApi, type StoreComponent } from './store-api.js';
+import { exemplarsInfo } from '../exemplars/exemplars-api.js';
+import { StoreApi, type OtherApis, type StoreComponent } from './store-api.js';
 import type { StoreSource } from './store-source.js';
 
 /** How a store answers, from the serve flags. */
@@ -51,12 +52,17 @@ export function decorateSource(source: StoreSource, cfg: StoreApiConfig, wasm: H
   return withLimits(s, { seriesLimit: cfg.seriesLimit, samplesLimit: cfg.samplesLimit });
 }
 
-/** The engine's Store API, as `strata serve` answers it (Thanos Receive's component type). */
+/**
+ * The engine's Store API, as `strata serve` answers it (Thanos Receive's
+ * component type); Info advertises the exemplars and metadata APIs that
+ * `strata serve` serves beside it (grpc-server.ts).
+ */
 export function engineStoreApi(db: Db, cfg: StoreApiConfig, wasm: HeadWasm): StoreApi {
-  return storeApiOver(new EngineSource(db, cfg.tenantLabel), cfg, wasm, 'engine source', 'receive');
+  const others = { exemplars: () => exemplarsInfo(db.exemplars), metricMetadata: true };
+  return storeApiOver(new EngineSource(db, cfg.tenantLabel), cfg, wasm, 'engine source', 'receive', others);
 }
 
 /** Any source's Store API: decorated as above, behind the Store API edge. */
-export function storeApiOver(source: StoreSource, cfg: StoreApiConfig, wasm: HeadWasm, name: string, component: StoreComponent): StoreApi {
-  return new StoreApi(decorateSource(source, cfg, wasm, name), component);
+export function storeApiOver(source: StoreSource, cfg: StoreApiConfig, wasm: HeadWasm, name: string, component: StoreComponent, others: OtherApis = {}): StoreApi {
+  return new StoreApi(decorateSource(source, cfg, wasm, name), component, others);
 }

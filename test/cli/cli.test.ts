@@ -27,7 +27,7 @@ describe('strata CLI', () => {
     assert.match(top.stdout, /strata serve/);
     const serve = strata('serve', '--help');
     assert.equal(serve.status, 0);
-    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval']) {
+    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval', '--tsdb.max-exemplars']) {
       assert.ok(serve.stdout.includes(flag), `serve --help lists ${flag}`);
     }
   });
@@ -49,6 +49,8 @@ describe('strata CLI', () => {
     [['serve', '--retention', '15days'], /--retention: '15days'/],
     [['serve', '--retention', '0s'], /--retention: must be longer than 0/],
     [['serve', '--wal-fsync-interval', '1.5s'], /--wal-fsync-interval: '1.5s'/],
+    [['serve', '--tsdb.max-exemplars', 'lots'], /--tsdb.max-exemplars: 'lots'/],
+    [['serve', '--tsdb.max-exemplars', '1000000000'], /--tsdb.max-exemplars: 1000000000 is more than/],
   ];
   for (const [args, names] of mistakes) {
     test(`exits 2 with one line naming the problem: ${args.join(' ')}`, () => {

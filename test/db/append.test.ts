@@ -134,7 +134,7 @@ test('rejections become one typed error naming each reason, its count and its fi
   const batch = b.finish();
   const err = rejectionError(db.append(batch), batch);
   assert.ok(err instanceof SamplesRejectedError);
-  assert.deepEqual(err.counts, { 'out-of-order': 1, conflict: 1, 'too-old': 0 });
+  assert.deepEqual(err.counts, { 'out-of-order': 1, conflict: 1, 'too-old': 0, 'too-far-in-future': 0 });
   assert.match(err.message, /^2 samples rejected: out of order sample \(1, first \{__name__="up", job="a"\} at 1500\); duplicate sample for timestamp \(1, first/);
   const { samplesAppended, samplesIgnored, outOfOrder, conflict, tooOld, seriesCreated } = db.counters;
   assert.deepEqual({ samplesAppended, samplesIgnored, outOfOrder, conflict, tooOld, seriesCreated }, { samplesAppended: 3, samplesIgnored: 0, outOfOrder: 1, conflict: 1, tooOld: 0, seriesCreated: 1 });

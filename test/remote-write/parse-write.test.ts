@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import xxhash from 'xxhash-wasm';
+import { ExemplarBatchView } from '../../src/exemplars/exemplar-batch.js';
+import { WriteRequest as PrometheusWriteRequest } from '../../src/gen/prometheus/remote.js';
+import { MetricMetadata_MetricType } from '../../src/gen/prometheus/types.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
 import { batchBuilder } from '../support/db.js';
 import {
@@ -210,15 +213,47 @@ describe('parseWriteRequest: replica, histograms, exemplars, metadata', () => {
     assert.deepEqual(decodeBatch(parsed.batch).map((e) => e.labels[1]), ['1', 'rpc_seconds']);
   });
 
-  test('counts exemplars, which are accepted and not stored', () => {
-    const ex = { labels: [{ name: 'trace_id', value: 'abc' }], value: 1, timestamp: 5n };
-    const parsed = parse(thanosRequest([series(['a', '1'], [[5n, 1]], { exemplars: [ex, ex] }), series(['b', '1'], [], { exemplars: [ex] })]));
+  test('takes exemplars into the exemplar batch, those of a series without samples too (Prometheus sends them apart)', () => {
+    const ex = { labels: [{ name: 'trace_id', value: 'abc' }, { name: 'span', value: 's' }, { name: 'empty', value: '' }], value: 1, timestamp: 5n };
+    const parsed = parse(thanosRequest([series(['a', '1'], [[5n, 1]], { exemplars: [ex, { ...ex, timestamp: 6n }] }), series(['b', '1'], [], { exemplars: [ex] })], 'acme'));
     assert.equal(parsed.exemplars, 3);
     assert.equal(parsed.samples, 1);
     assert.equal(decodeBatch(parsed.batch).length, 1);
+    const v = new ExemplarBatchView(parsed.exemplarBatch!);
+    assert.equal(v.count, 3);
+    const text = (b: Uint8Array): string => Buffer.from(b).toString('latin1').split('\xff').slice(0, -1).join(' ');
+    assert.deepEqual(Array.from({ length: 3 }, (_, i) => [text(v.seriesLabels(i)), text(v.exemplarLabels(i)), v.ts(i), v.value(i)]), [
+      ['a 1 tenant_id acme', 'span s trace_id abc', 5, 1],
+      ['a 1 tenant_id acme', 'span s trace_id abc', 6, 1],
+      ['b 1 tenant_id acme', 'span s trace_id abc', 5, 1],
+    ], 'sorted, empty values left out, the series as its batch entry has it');
+    assert.equal(parse(thanosRequest([series(['a', '1'])])).exemplarBatch, undefined);
   });
 
-  test('reads the prometheus dialect (the same series bytes) and ignores metadata', () => {
+  test('exemplars of a refused series are not taken', () => {
+    const ex = { labels: [{ name: 'trace_id', value: 'abc' }], value: 1, timestamp: 5n };
+    const parsed = parse(thanosRequest([series(['b', '1', 'a', '2'], [[5n, 1]], { exemplars: [ex] })]));
+    assert.equal(parsed.invalidSeries, 1);
+    assert.equal(parsed.exemplars, 0);
+    assert.equal(parsed.exemplarBatch, undefined);
+  });
+
+  test('reads metric metadata of the prometheus dialect, leaving out entries without a family name', () => {
+    const bytes = PrometheusWriteRequest.encode({
+      timeseries: [],
+      metadata: [
+        { type: MetricMetadata_MetricType.COUNTER, metricFamilyName: 'http_requests', help: 'Requests.', unit: '' },
+        { type: MetricMetadata_MetricType.GAUGE, metricFamilyName: '', help: 'nameless', unit: '' },
+        { type: 99 as MetricMetadata_MetricType, metricFamilyName: 'odd', help: '', unit: 'bytes' },
+      ],
+    }).finish();
+    assert.deepEqual(parse(bytes, { dialect: 'prometheus' }).metadata, [
+      { family: 'http_requests', type: 'counter', help: 'Requests.', unit: '' },
+      { family: 'odd', type: 'unknown', help: '', unit: 'bytes' },
+    ]);
+  });
+
+  test('reads the prometheus dialect (the same series bytes), metadata beside them', () => {
     const input = [series(['__name__', 'up'], [[1n, 1]]), series(['__name__', 'down'], [[2n, 0]])];
     const thanos = parse(thanosRequest(input));
     const withMetadata = Buffer.concat([prometheusRequest(input), Buffer.from([0x1a, 4, 0x08, 0x01, 0x12, 0x00])]);

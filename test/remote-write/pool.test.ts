@@ -3,6 +3,7 @@ import { after, describe, test } from 'node:test';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
 import { parseWriteInPool } from '../../src/remote-write/pool-task.js';
+import { METRIC_TYPE, rw2Bytes, Symbols } from '../support/rw2.js';
 import { decodeBatch, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
@@ -23,6 +24,22 @@ describe('parseWriteInPool', () => {
     assert.deepEqual({ ...pooled, batch: undefined }, { ...direct, batch: undefined });
     assert.ok(direct.invalidSeries > 0, 'the request has refused series too');
     assert.deepEqual(new Uint8Array(pooled.batch), new Uint8Array(direct.batch));
+  });
+
+  test('moves the exemplar batch back beside the append batch; metadata and 2.0 requests as the direct call answers them', async () => {
+    const ex = { labels: [{ name: 'trace_id', value: 'abc' }], value: 0.5, timestamp: 7n };
+    const bytes = thanosRequest([series(['__name__', 'h'], [[7n, 1]], { exemplars: [ex, { ...ex, timestamp: 8n }] })]);
+    const direct = parse(bytes);
+    const pooled = await parseWriteInPool(pool, bytes.slice(), { dialect: 'thanos', tenantLabel: 'tenant_id' });
+    assert.ok(pooled.exemplarBatch instanceof ArrayBuffer);
+    assert.deepEqual(new Uint8Array(pooled.exemplarBatch), new Uint8Array(direct.exemplarBatch!));
+    const s = new Symbols();
+    const v2 = rw2Bytes({ symbols: s.table, timeseries: [{ labelsRefs: s.refs('__name__', 'v2'), samples: [{ value: 1, timestamp: 5n }], metadata: { type: METRIC_TYPE.gauge, helpRef: s.ref('Help.') } }] });
+    const v2Direct = parse(v2, { dialect: 'prometheus-v2' });
+    const v2Pooled = await parseWriteInPool(pool, v2.slice(), { dialect: 'prometheus-v2', tenantLabel: 'tenant_id' });
+    assert.deepEqual({ ...v2Pooled, batch: undefined }, { ...v2Direct, batch: undefined });
+    assert.deepEqual(v2Pooled.metadata, [{ family: 'v2', type: 'gauge', help: 'Help.', unit: '' }]);
+    assert.deepEqual(new Uint8Array(v2Pooled.batch), new Uint8Array(v2Direct.batch));
   });
 
   test('keeps the stale marker bits across the threads', async () => {

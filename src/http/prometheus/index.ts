@@ -1,7 +1,8 @@
 /**
  * The Prometheus-facing HTTP routes: remote write (/api/v1/write,
  * /api/v1/receive), remote read (/api/v1/read), the label and series
- * endpoints of the HTTP API, and the /-/healthy and /-/ready probes.
+ * endpoints of the HTTP API, exemplars (/api/v1/query_exemplars) and
+ * metadata (/api/v1/metadata), and the /-/healthy and /-/ready probes.
  *
  * ```ts
  * const readiness = new Readiness();
@@ -12,8 +13,11 @@
  */
 import type { Logger } from 'pino';
 import type { CodecPool } from '../../pool/codec-pool.js';
+import type { WriteAdmission } from '../../write-limits/write-limiter.js';
 import type { Router } from '../router.js';
+import { exemplarsApiRoutes } from './exemplars-api.js';
 import { labelsApiRoutes } from './labels-api.js';
+import { metadataApiRoutes } from './metadata-api.js';
 import { probeRoutes } from './probes.js';
 import type { Readiness } from './readiness.js';
 import { remoteReadRoute } from './remote-read.js';
@@ -32,6 +36,8 @@ export interface PrometheusRoutesOptions {
   /** --http-max-body-bytes: the largest remote-write or remote-read body. */
   maxBodyBytes: number;
   log: Logger;
+  /** The write limits remote writes go through (src/write-limits); none when absent. */
+  writeLimits?: WriteAdmission;
 }
 
 /** Registers every Prometheus-facing route on `router`. */
@@ -41,6 +47,8 @@ export function registerPrometheusRoutes(router: Router, opts: PrometheusRoutesO
     ...remoteWriteRoutes(opts),
     remoteReadRoute(opts),
     ...labelsApiRoutes(opts),
+    ...exemplarsApiRoutes(opts),
+    ...metadataApiRoutes(opts),
   ];
   for (const r of routes) router.add(r);
 }

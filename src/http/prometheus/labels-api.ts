@@ -43,7 +43,7 @@ interface ApiQuery {
 }
 
 /** The parameters of a request: a POST's form values first, then the query string's (Go's Request.Form order). */
-function parameters(ctx: RequestContext): URLSearchParams {
+export function parameters(ctx: RequestContext): URLSearchParams {
   const params = new URLSearchParams(ctx.body === undefined ? '' : (ctx.body as Buffer).toString('utf8'));
   for (const [k, v] of new URLSearchParams(ctx.query)) params.append(k, v);
   return params;

@@ -1,16 +1,28 @@
 /**
  * POST /api/v1/write and /api/v1/receive: Prometheus remote write 1.0
  * (WIRE.md "Prometheus remote write and read over HTTP"): a snappy block of
- * a prometheus.WriteRequest. Decompression and parsing run in the worker
- * pool; the engine appends on this thread.
+ * a prometheus.WriteRequest; and remote write 2.0 (its specification,
+ * docs/specs/prw/remote_write_spec_2_0.md in prometheus/docs): a snappy
+ * block of an io.prometheus.write.v2.Request, chosen by Content-Type's
+ * `proto` parameter. Decompression and parsing run in the worker pool; the
+ * engine appends on this thread.
  *
  * Answers: 204 when everything was stored; 400 for a body that does not
- * decode or invalid label sets; 409 for sample conflicts; 413 over the
- * body limit; 415 for another protocol (remote write 2.0) or encoding;
- * 503 while not ready. The valid series of a refused request are stored.
+ * decode or invalid label sets; 409 for sample conflicts (2.0: 400, as its
+ * specification requires for every invalid sample); 413 over the body
+ * limit; 415 for a protobuf message or encoding not served; 503 while not
+ * ready. The valid series of a refused request are stored. 2.0 answers
+ * carry the X-Prometheus-Remote-Write-{Samples,Histograms,Exemplars}-Written
+ * headers, errors included; 1.0 answers stay as they were (the
+ * specification lets a 1.0 receiver leave them out, and 1.0 senders do not
+ * read them).
+ * With write limits (src/write-limits): 413 over a request limit, 429
+ * over the head series limit or the concurrency limit, 503 under memory
+ * pressure (Retry-After on the last two); such a request stores nothing.
  */
 import type { Logger } from 'pino';
 import type { CodecPool } from '../../pool/codec-pool.js';
+import type { WriteAdmission } from '../../write-limits/write-limiter.js';
 import { remoteWrite } from '../../store/remote-write.js';
 import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
@@ -27,6 +39,8 @@ export interface RemoteWriteDeps {
   /** --http-max-body-bytes: the largest body read. */
   maxBodyBytes: number;
   log: Logger;
+  /** The write limits every remote write goes through; none when absent. */
+  writeLimits?: WriteAdmission;
 }
 
 /** The paths Prometheus (/api/v1/write) and Thanos Receive (/api/v1/receive) clients use. */
@@ -39,24 +53,52 @@ export const REMOTE_WRITE_PATHS = ['/api/v1/write', '/api/v1/receive'] as const;
  */
 export const MAX_DECOMPRESSION_RATIO = 8;
 
-/** The only protocol served: remote write 1.0's message. */
+/** Remote write 1.0's message. */
 const WRITE_PROTO = 'prometheus.WriteRequest';
+/** Remote write 2.0's message. */
+const WRITE_PROTO_V2 = 'io.prometheus.write.v2.Request';
 
 /**
- * Remote write 1.0 clients send `application/x-protobuf`; 2.0 clients add
- * `;proto=io.prometheus.write.v2.Request` and must be told 415 to fall
- * back. A missing Content-Type or Content-Encoding is taken as 1.0 and
- * snappy, as Prometheus does.
+ * The message a request carries, by its Content-Type: remote write 1.0
+ * clients send `application/x-protobuf` (or with `;proto=prometheus.WriteRequest`),
+ * 2.0 clients `;proto=io.prometheus.write.v2.Request`; any other message
+ * is 415, which tells a 2.0 sender to fall back to one we serve. A missing
+ * Content-Type or Content-Encoding is taken as 1.0 and snappy, as
+ * Prometheus does.
  */
-function checkProtocol(headers: RequestContext['headers']): void {
+function protocolOf(headers: RequestContext['headers']): 'prometheus' | 'prometheus-v2' {
   const proto = parameter(headers['content-type'] ?? '', 'proto');
-  if (proto !== undefined && proto !== WRITE_PROTO) {
-    throw new HttpProblem(415, `remote write protocol ${JSON.stringify(proto)} is not served; send remote write 1.0 (proto=${WRITE_PROTO})`);
+  if (proto !== undefined && proto !== WRITE_PROTO && proto !== WRITE_PROTO_V2) {
+    throw new HttpProblem(415, `remote write protobuf message ${JSON.stringify(proto)} is not served; send ${WRITE_PROTO_V2} (remote write 2.0) or ${WRITE_PROTO} (1.0)`);
   }
   const encoding = (headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'snappy') {
     throw new HttpProblem(415, `Content-Encoding ${JSON.stringify(encoding)} is not accepted; remote write bodies are snappy block-compressed`);
   }
+  return proto === WRITE_PROTO_V2 ? 'prometheus-v2' : 'prometheus';
+}
+
+/** Remote write 2.0's `Written` response headers: what of the request was written. */
+function writtenHeaders(w: { samples: number; histograms: number; exemplars: number }): Array<[string, string]> {
+  return [
+    ['X-Prometheus-Remote-Write-Samples-Written', String(w.samples)],
+    ['X-Prometheus-Remote-Write-Histograms-Written', String(w.histograms)],
+    ['X-Prometheus-Remote-Write-Exemplars-Written', String(w.exemplars)],
+  ];
+}
+
+const NOTHING_WRITTEN = { samples: 0, histograms: 0, exemplars: 0 };
+
+/**
+ * A 2.0 refusal: the problem `err` maps to, with the `Written` headers,
+ * and 409 (a 1.0 answer Thanos Receive gives sample conflicts) as 400,
+ * which 2.0 requires for invalid samples. Our own faults (500) stay as they are.
+ */
+function v2Problem(err: unknown, written: typeof NOTHING_WRITTEN): unknown {
+  const p = asProblem(err);
+  if (!(p instanceof HttpProblem)) return p;
+  const headers = [...(p.options.headers ?? []), ...writtenHeaders(written)];
+  return new HttpProblem(p.status === 409 ? 400 : p.status, p.detail, { ...p.options, headers });
 }
 
 /** A parameter of a header value like `type/subtype; name=value`, unquoted, or undefined. */
@@ -75,17 +117,22 @@ export function remoteWriteRoutes(deps: RemoteWriteDeps): RouteSpec[] {
   const maxDecodedBytes = deps.maxBodyBytes * MAX_DECOMPRESSION_RATIO;
   const handler = async (ctx: RequestContext): Promise<Reply> => {
     const db = deps.readiness.db();
-    checkProtocol(ctx.headers);
+    const dialect = protocolOf(ctx.headers);
     let outcome;
     try {
       outcome = await remoteWrite(db, deps.pool, ctx.body as Uint8Array, {
-        dialect: 'prometheus',
+        dialect,
         tenantLabel: deps.tenantLabel,
         tenant: tenantOf(ctx.headers[TENANT_HEADER]),
         snappy: { maxDecodedBytes },
+        ...(deps.writeLimits === undefined ? {} : { limits: deps.writeLimits }),
       });
     } catch (err) {
-      throw asProblem(err);
+      throw dialect === 'prometheus-v2' ? v2Problem(err, NOTHING_WRITTEN) : asProblem(err);
+    }
+    if (dialect === 'prometheus-v2') {
+      if (outcome.error !== undefined) throw v2Problem(outcome.error, outcome);
+      return { status: 204, headers: writtenHeaders(outcome) };
     }
     if (outcome.error !== undefined) throw asProblem(outcome.error);
     return { status: 204 };

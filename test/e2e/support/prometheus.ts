@@ -67,10 +67,11 @@ export interface PrometheusProcess {
 
 /**
  * Starts Prometheus with `config(port)` as its configuration (the port is
- * chosen first, so a configuration can name its own address) and waits
- * until /-/ready answers 200.
+ * chosen first, so a configuration can name its own address) and `flags`
+ * (say `--enable-feature=exemplar-storage`), and waits until /-/ready
+ * answers 200.
  */
-export async function startPrometheus(name: string, config: (port: number) => string): Promise<PrometheusProcess> {
+export async function startPrometheus(name: string, config: (port: number) => string, flags: readonly string[] = []): Promise<PrometheusProcess> {
   const binary = prometheusBinary();
   if (binary === undefined) throw new Error('prometheus is not on PATH');
   const dir = mkdtempSync(join(tmpdir(), `strata-e2e-${name}-`));
@@ -82,6 +83,7 @@ export async function startPrometheus(name: string, config: (port: number) => st
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
     '--log.level=warn',
+    ...flags,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (b: Buffer) => {

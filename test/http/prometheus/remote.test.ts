@@ -311,9 +311,9 @@ describe('remote write errors', () => {
     assertProblem(a, 413);
   });
 
-  test('another protocol or encoding is 415: remote write 2.0, gzip, a non-protobuf Content-Type', async () => {
+  test('another protocol or encoding is 415: a protobuf message not served, gzip, a non-protobuf Content-Type (2.0: remote-write-v2.test.ts)', async () => {
     const body = compressSync(writeRequestBytes([seriesOf('rt_415', [], 1, LATER)]));
-    assertProblem(await postWrite(strata.base, body, { headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' } }), 415);
+    assertProblem(await postWrite(strata.base, body, { headers: { 'content-type': 'application/x-protobuf;proto=io.prometheus.write.v3.Request' } }), 415);
     assertProblem(await postWrite(strata.base, body, { headers: { 'content-encoding': 'gzip' } }), 415);
     assertProblem(await postWrite(strata.base, body, { headers: { 'content-type': 'application/json' } }), 415);
     const v1 = await postWrite(strata.base, body, { headers: { 'content-type': 'application/x-protobuf;proto=prometheus.WriteRequest' } });

@@ -83,10 +83,14 @@ export interface StoreKind {
    *   LabelNames keeps it, as Thanos keeps stored names.
    */
   readonly tenants: 'external' | 'stored';
+  /** Whether thanos.Exemplars and thanos.Metadata are served beside the Store API (Info sets `exemplars` and `metric_metadata`). */
+  readonly exemplarsAndMetadata?: boolean;
 }
 
 /** strata serve and the engine: Thanos Receive's shape. */
 export const RECEIVE_KIND: StoreKind = { component: 'receive', tenants: 'external' };
+/** The engine, which serves exemplars and metadata beside the Store API. */
+export const ENGINE_KIND: StoreKind = { ...RECEIVE_KIND, exemplarsAndMetadata: true };
 
 /**
  * Behaviours of the suite where a store may answer differently by design,
@@ -123,7 +127,7 @@ const DEFAULT_TENANT = 'default-tenant';
 /** `strata serve` (from dist/) with the flags, called over gRPC. */
 export const grpcStrata: StoreFactory = {
   name: 'strata serve over gRPC',
-  kind: RECEIVE_KIND,
+  kind: ENGINE_KIND,
   async open(config) {
     const args = [
       ...Object.entries(config.externalLabels ?? {}).flatMap(([n, v]) => ['--label', `${n}=${v}`]),
@@ -154,7 +158,7 @@ export const grpcStrata: StoreFactory = {
 /** The engine source and the decorators in process, over a Db on a temporary directory. */
 export const inProcessEngine: StoreFactory = {
   name: 'engine source in process',
-  kind: RECEIVE_KIND,
+  kind: ENGINE_KIND,
   async open(config) {
     const dir = mkdtempSync(join(tmpdir(), 'strata-acceptance-'));
     const db = await Db.open({ dataDir: join(dir, 'data'), retentionIntervalMs: 3_600_000 });

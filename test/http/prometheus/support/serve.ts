@@ -29,12 +29,16 @@ const dirs = new Set<string>();
 /**
  * Starts `strata serve` with `args` after the usual ones and `env` added,
  * and resolves once HTTP listens (`until: 'listening'`) or the server is
- * ready (`until: 'started'`, the default).
+ * ready (`until: 'started'`, the default). On a new data directory, or on
+ * `dataDir` (a restart: that of a stopped Served).
  */
-export async function serve(options: { args?: string[]; env?: Record<string, string>; until?: 'listening' | 'started' } = {}): Promise<Served> {
-  const dir = tempDir('strata-prom-');
-  dirs.add(dir);
-  const dataDir = join(dir, 'data');
+export async function serve(options: { args?: string[]; env?: Record<string, string>; until?: 'listening' | 'started'; dataDir?: string } = {}): Promise<Served> {
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    const dir = tempDir('strata-prom-');
+    dirs.add(dir);
+    dataDir = join(dir, 'data');
+  }
   const p = spawnServe({ dataDir, args: options.args, env: options.env });
   const started = p.line('strata started') as Promise<{ grpcAddress: string; httpAddress: string }>;
   started.catch(() => {}); // observed by whoever awaits started()

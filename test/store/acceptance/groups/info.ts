@@ -78,11 +78,23 @@ export function infoGroup(factory: StoreFactory): void {
         assert.ok(BigInt(r.store.max_time) >= MAX, `max_time ${r.store.max_time} is before the newest sample ${MAX}`);
       });
 
-      test('Info service leaves unset what Strata does not serve (rules, metadata, targets, exemplars, query)', async () => {
+      const others = factory.kind.exemplarsAndMetadata === true;
+      test(`Info service leaves unset what the store does not serve (rules, targets, query${others ? '' : ', metadata, exemplars'})`, async () => {
         const r = (await client.info()).response!;
         // Thanos Query takes a set field as "this API is served".
-        assert.deepEqual([r.rules, r.metric_metadata, r.targets, r.exemplars, r.query], [null, null, null, null, null]);
+        assert.deepEqual([r.rules, r.targets, r.query], [null, null, null]);
+        if (!others) assert.deepEqual([r.metric_metadata, r.exemplars], [null, null]);
       });
+
+      if (others) {
+        test('Info service sets metric_metadata and exemplars (their APIs are served); exemplars\' times say none is held yet', async () => {
+          const r = (await client.info()).response!;
+          assert.deepEqual(r.metric_metadata, {});
+          const ex = r.exemplars as { min_time: string; max_time: string } | null;
+          assert.ok(ex !== null, 'exemplars unset');
+          assert.ok(BigInt(ex.min_time) > BigInt(ex.max_time), `min_time ${ex.min_time} max_time ${ex.max_time}`);
+        });
+      }
 
       test(`Store.Info: labels are the external labels, label_sets ${tenants === 'external' ? 'one per tenant' : 'the external labels alone'}, min_time/max_time of the data`, async () => {
         const r = (await client.storeInfo()).response!;

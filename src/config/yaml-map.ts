@@ -1,6 +1,8 @@
 import { Document, isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Node } from 'yaml';
-import { parseModelDuration } from '../config/duration.js';
-import { configError } from './errors.js';
+import { parseModelDuration } from './duration.js';
+
+/** Makes the error for a refused value at key path `path` (`''` for the document). */
+export type YamlErrorFactory = (path: string, detail: string) => Error;
 
 /**
  * A strict reader of one YAML mapping, decoding as Thanos does with
@@ -10,13 +12,15 @@ import { configError } from './errors.js';
  * - a string field takes any scalar's text as written (`bucket: 0123` is "0123");
  * - a key present with a null value (`part_size:`) sets the zero value, not
  *   the default, and a null mapping zeroes every field under it.
- * Every error names the key path.
+ * Every error names the key path; the caller's factory makes it (each
+ * configuration says which file it is about: `objstore config: ...`).
  */
 export class YamlMap {
   private readonly read = new Set<string>();
 
   private constructor(
     private readonly doc: Document.Parsed,
+    private readonly fail: YamlErrorFactory,
     private readonly pairs: Map<string, Node | null>,
     /** Key path of this mapping, e.g. `config.http_config` (`''` at the top). */
     readonly path: string,
@@ -28,25 +32,25 @@ export class YamlMap {
    * The top mapping of the first YAML document in `text`; later documents
    * are ignored, as Thanos ignores them. An empty document is an empty mapping.
    */
-  static parse(text: string): YamlMap {
+  static parse(text: string, fail: YamlErrorFactory): YamlMap {
     const docs = parseAllDocuments(text, { version: '1.1', uniqueKeys: true, prettyErrors: false });
     const doc = docs[0];
-    if (doc === undefined) return new YamlMap(new Document() as Document.Parsed, new Map(), '', false);
+    if (doc === undefined) return new YamlMap(new Document() as Document.Parsed, fail, new Map(), '', false);
     const err = doc.errors[0];
-    if (err !== undefined) throw configError('', `not valid YAML: ${err.message.split('\n')[0]}`);
-    return YamlMap.of(doc, doc.contents as Node | null, '');
+    if (err !== undefined) throw fail('', `not valid YAML: ${err.message.split('\n')[0]}`);
+    return YamlMap.of(doc, fail, doc.contents as Node | null, '');
   }
 
-  private static of(doc: Document.Parsed, node: Node | null, path: string): YamlMap {
+  private static of(doc: Document.Parsed, fail: YamlErrorFactory, node: Node | null, path: string): YamlMap {
     node = resolve(doc, node);
-    if (node === null || (isScalar(node) && node.value === null)) return new YamlMap(doc, new Map(), path, true);
-    if (!isMap(node)) throw configError(path === '' ? '' : path, `expected a mapping of keys to values, got ${describe(node)}`);
+    if (node === null || (isScalar(node) && node.value === null)) return new YamlMap(doc, fail, new Map(), path, true);
+    if (!isMap(node)) throw fail(path === '' ? '' : path, `expected a mapping of keys to values, got ${describe(node)}`);
     const pairs = new Map<string, Node | null>();
     const merges: Node[] = [];
     for (const pair of node.items) {
       const keyNode = resolve(doc, pair.key as Node | null);
       const key = keyNode !== null && isScalar(keyNode) ? scalarText(keyNode) : undefined;
-      if (key === undefined) throw configError(path, `a key must be a plain value, got ${describe(keyNode)}`);
+      if (key === undefined) throw fail(path, `a key must be a plain value, got ${describe(keyNode)}`);
       if (key === '<<') {
         // YAML 1.1 merge key, as yaml.v2 applies it: merged keys never override.
         const v = resolve(doc, pair.value as Node | null);
@@ -57,10 +61,10 @@ export class YamlMap {
       pairs.set(key, (pair.value as Node | null) ?? null);
     }
     for (const m of merges) {
-      const merged = YamlMap.of(doc, m, path);
+      const merged = YamlMap.of(doc, fail, m, path);
       for (const [k, v] of merged.pairs) if (!pairs.has(k)) pairs.set(k, v);
     }
-    return new YamlMap(doc, pairs, path, false);
+    return new YamlMap(doc, fail, pairs, path, false);
   }
 
   /** Key path of `key` under this mapping. */
@@ -85,7 +89,7 @@ export class YamlMap {
     const n = this.take(key);
     if (n === undefined) return def;
     if (n === null || (isScalar(n) && n.value === null)) return '';
-    if (!isScalar(n)) throw configError(this.at(key), `expected a string, got ${describe(n)}`);
+    if (!isScalar(n)) throw this.fail(this.at(key), `expected a string, got ${describe(n)}`);
     return scalarText(n);
   }
 
@@ -96,7 +100,7 @@ export class YamlMap {
     if (n === undefined) return def;
     if (n === null || (isScalar(n) && n.value === null)) return false;
     if (isScalar(n) && typeof n.value === 'boolean') return n.value;
-    throw configError(this.at(key), `${quote(n)} is not a boolean (true or false)`);
+    throw this.fail(this.at(key), `${quote(n)} is not a boolean (true or false)`);
   }
 
   /** An integer field; null gives 0. */
@@ -106,10 +110,29 @@ export class YamlMap {
     if (n === undefined) return def;
     if (n === null || (isScalar(n) && n.value === null)) return 0;
     if (isScalar(n) && typeof n.value === 'number' && Number.isSafeInteger(n.value)) {
-      if (n.value < min) throw configError(this.at(key), `${quote(n)} is below ${min}`);
+      if (n.value < min) throw this.fail(this.at(key), `${quote(n)} is below ${min}`);
       return n.value;
     }
-    throw configError(this.at(key), `${quote(n)} is not an integer`);
+    throw this.fail(this.at(key), `${quote(n)} is not an integer`);
+  }
+
+  /**
+   * An integer field behind a pointer (`*int64` in Go): undefined when the
+   * key is absent or null (or the mapping is), as yaml.v2 leaves such a
+   * pointer nil.
+   */
+  optInt(key: string, min = Number.MIN_SAFE_INTEGER): number | undefined {
+    if (this.zeroed) return undefined;
+    const n = this.take(key);
+    if (n === undefined || n === null || (isScalar(n) && n.value === null)) return undefined;
+    return this.int(key, 0, min);
+  }
+
+  /** The keys written here, in order (a Go map's keys); each counts as read. */
+  keys(): string[] {
+    const keys = [...this.pairs.keys()];
+    for (const k of keys) this.read.add(k);
+    return keys;
   }
 
   /** A Prometheus-style duration field (`1m30s`), in milliseconds; null gives 0. */
@@ -119,7 +142,7 @@ export class YamlMap {
     if (n === undefined) return defMs;
     if (n === null || (isScalar(n) && n.value === null)) return 0;
     const ms = isScalar(n) ? parseModelDuration(scalarText(n)) : undefined;
-    if (ms === undefined) throw configError(this.at(key), `${quote(n)} is not a duration (such as 1m30s, 2m, 10s or 500ms)`);
+    if (ms === undefined) throw this.fail(this.at(key), `${quote(n)} is not a duration (such as 1m30s, 2m, 10s or 500ms)`);
     return ms;
   }
 
@@ -128,7 +151,7 @@ export class YamlMap {
     if (this.zeroed) return {};
     const n = this.take(key);
     if (n === undefined || n === null) return {};
-    const m = YamlMap.of(this.doc, n, this.at(key));
+    const m = YamlMap.of(this.doc, this.fail, n, this.at(key));
     const out: Record<string, string> = {};
     for (const k of m.pairs.keys()) out[k] = m.str(k);
     return out;
@@ -136,10 +159,10 @@ export class YamlMap {
 
   /** The nested mapping at `key` (a struct field); missing gives an empty one, null a zeroed one. */
   map(key: string): YamlMap {
-    if (this.zeroed) return new YamlMap(this.doc, new Map(), this.at(key), true);
+    if (this.zeroed) return new YamlMap(this.doc, this.fail, new Map(), this.at(key), true);
     const n = this.take(key);
-    if (n === undefined) return new YamlMap(this.doc, new Map(), this.at(key), false);
-    return YamlMap.of(this.doc, n, this.at(key));
+    if (n === undefined) return new YamlMap(this.doc, this.fail, new Map(), this.at(key), false);
+    return YamlMap.of(this.doc, this.fail, n, this.at(key));
   }
 
   /** Keys written here that no getter read. */
@@ -150,7 +173,7 @@ export class YamlMap {
   /** Throws for the first key no getter read: Thanos parses strictly. */
   finish(known: readonly string[]): void {
     const extra = this.unread()[0];
-    if (extra !== undefined) throw configError(this.at(extra), `unknown key; the keys here are ${known.join(', ')}`);
+    if (extra !== undefined) throw this.fail(this.at(extra), `unknown key; the keys here are ${known.join(', ')}`);
   }
 }
 

@@ -1,0 +1,133 @@
+// The out-of-order head (src/head/ooo-head.ts): sorted samples per series,
+// one value per timestamp, chunks of up to 32 samples that never overlap,
+// split and put back exactly.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeColumns } from '../../src/codec/columns.js';
+import { INSERT_ADDED, INSERT_CONFLICT, INSERT_SAME, OOO_CHUNK_SAMPLES, OooHead } from '../../src/head/ooo-head.js';
+import { rng } from '../support/series.js';
+
+/** Value bits of a float64 as [lo, hi]. */
+function bits(v: number): [number, number] {
+  const w = new Uint32Array(new Float64Array([v]).buffer);
+  return [w[0]!, w[1]!];
+}
+
+/** A series' samples as [t, value] pairs, read back through its chunks (as readers see them). */
+function read(h: OooHead, id: number, minT = -Infinity, maxT = Infinity): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let prevMax = -Infinity;
+  for (const c of h.chunks(id, minT, maxT)) {
+    assert.ok(c.minT > prevMax, `chunk [${c.minT}, ${c.maxT}] overlaps the one before (ending ${prevMax})`);
+    prevMax = c.maxT;
+    const cols = decodeColumns(c.data);
+    assert.ok(cols.n <= OOO_CHUNK_SAMPLES, `a chunk of ${cols.n} samples`);
+    assert.equal(cols.t[0], c.minT);
+    assert.equal(cols.t[cols.n - 1], c.maxT);
+    const f = new Float64Array(cols.v.buffer, cols.v.byteOffset, cols.n);
+    for (let i = 0; i < cols.n; i++) out.push([cols.t[i]!, f[i]!]);
+  }
+  return out;
+}
+
+function insert(h: OooHead, id: number, t: number, v: number): number {
+  return h.insert(id, t, ...bits(v));
+}
+
+test('keeps samples sorted whatever order they come in, in chunks of at most 32 that do not overlap', () => {
+  const h = new OooHead();
+  const r = rng(7);
+  const want = new Map<number, number>();
+  for (let i = 0; i < 2000; i++) {
+    const t = Math.floor(r() * 5000) * 10;
+    const v = t / 10 + 0.5;
+    const res = insert(h, 1, t, v);
+    assert.equal(res, want.has(t) ? INSERT_SAME : INSERT_ADDED);
+    want.set(t, v);
+  }
+  const sorted = [...want].sort((a, b) => a[0] - b[0]);
+  assert.deepEqual(read(h, 1), sorted);
+  assert.equal(h.samples, want.size);
+  assert.equal(h.minTime, sorted[0]![0]);
+  assert.equal(h.maxTime, sorted.at(-1)![0]);
+  // A range read answers the chunks holding it.
+  const part = read(h, 1, 10_000, 20_000);
+  assert.ok(part.some(([t]) => t === sorted.find(([x]) => x >= 10_000)![0]));
+});
+
+test('fills chunks to 32 for samples coming in time order, forwards or backwards', () => {
+  for (const dir of [1, -1]) {
+    const h = new OooHead();
+    for (let i = 0; i < 100; i++) insert(h, 3, 1000 + dir * i, i);
+    const sizes = h.chunks(3, -Infinity, Infinity).map((c) => decodeColumns(c.data).n);
+    assert.deepEqual(sizes.sort((a, b) => b - a), [32, 32, 32, 4], `direction ${dir}`);
+  }
+});
+
+test('one value per timestamp: the same bits are ignored, other bits are a conflict', () => {
+  const h = new OooHead();
+  assert.equal(insert(h, 1, 100, 1.5), INSERT_ADDED);
+  assert.equal(insert(h, 1, 100, 1.5), INSERT_SAME);
+  assert.equal(insert(h, 1, 100, 2.5), INSERT_CONFLICT);
+  assert.equal(insert(h, 2, 100, 2.5), INSERT_ADDED, 'another series');
+  // Stale markers and NaN payloads are told apart by their bits.
+  const stale = [0x00000002, 0x7ff00000] as const;
+  assert.equal(h.insert(1, 200, ...stale), INSERT_ADDED);
+  assert.equal(h.insert(1, 200, ...stale), INSERT_SAME);
+  assert.equal(h.insert(1, 200, 0x00000000, 0x7ff80000), INSERT_CONFLICT);
+  const out = new Uint32Array(2);
+  assert.ok(h.lookup(1, 200, out));
+  assert.deepEqual([...out], [...stale], 'the stale marker keeps its bits');
+  // Also in a chunk encoded since.
+  for (let t = 300; t < 400; t++) insert(h, 1, t, t);
+  assert.ok(h.lookup(1, 200, out));
+  assert.deepEqual([...out], [...stale]);
+  assert.equal(h.lookup(1, 250, out), false);
+  assert.equal(h.samples, 103);
+});
+
+test('splitBefore moves the older samples out, at one point; absorb puts them back', () => {
+  const h = new OooHead();
+  for (let t = 0; t < 200; t += 3) insert(h, 1, t, t);
+  for (let t = 150; t < 400; t += 7) insert(h, 2, t, -t);
+  insert(h, 3, 500, 1);
+  const before1 = read(h, 1);
+  const before2 = read(h, 2);
+  const cut = h.splitBefore(160);
+  assert.deepEqual([...read(cut, 1), ...read(h, 1)], before1);
+  assert.ok(read(cut, 1).every(([t]) => t < 160));
+  assert.ok(read(h, 1).every(([t]) => t >= 160));
+  assert.deepEqual([...read(cut, 2), ...read(h, 2)], before2);
+  assert.equal(cut.has(3), false);
+  assert.equal(cut.samples + h.samples, before1.length + before2.length + 1);
+  assert.equal(cut.maxTime < 160, true);
+  assert.equal(h.minTime >= 160, true);
+  // Inserting into both halves goes on working.
+  assert.equal(insert(h, 1, 161, 0), INSERT_ADDED);
+  h.absorb(cut);
+  assert.deepEqual(read(h, 1), [...before1, [161, 0] as [number, number]].sort((a, b) => a[0] - b[0]));
+  assert.deepEqual(read(h, 2), before2);
+});
+
+test('expireBefore drops older samples and names the series left with none', () => {
+  const h = new OooHead();
+  for (let t = 0; t < 100; t++) insert(h, 1, t, t);
+  insert(h, 2, 10, 1);
+  assert.deepEqual(h.expireBefore(50), [2]);
+  assert.equal(h.has(2), false);
+  assert.deepEqual(read(h, 1).map(([t]) => t), Array.from({ length: 50 }, (_, i) => 50 + i));
+  assert.equal(h.samples, 50);
+  assert.equal(h.minTime, 50);
+  h.drop(1);
+  assert.equal(h.samples, 0);
+  assert.equal(h.minTime, Infinity);
+});
+
+test('columns answers a range of a series as sorted columns', () => {
+  const h = new OooHead();
+  for (let t = 100; t > 0; t--) insert(h, 9, t * 10, t);
+  const cols = h.columns(9, 205, 505);
+  assert.deepEqual([...cols.t], Array.from({ length: 30 }, (_, i) => 210 + i * 10));
+  assert.equal(h.overlaps(9, 1001, 2000), false);
+  assert.equal(h.overlaps(9, 995, 2000), true);
+});
