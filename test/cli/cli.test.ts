@@ -27,7 +27,8 @@ describe('strata CLI', () => {
     assert.match(top.stdout, /strata serve/);
     const serve = strata('serve', '--help');
     assert.equal(serve.status, 0);
-    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval', '--tsdb.max-exemplars']) {
+    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval', '--tsdb.max-exemplars',
+      '--tsdb.out-of-order.time-window', '--tsdb.too-far-in-future.time-window']) {
       assert.ok(serve.stdout.includes(flag), `serve --help lists ${flag}`);
     }
   });
@@ -50,6 +51,8 @@ describe('strata CLI', () => {
     [['serve', '--retention', '0s'], /--retention: must be longer than 0/],
     [['serve', '--wal-fsync-interval', '1.5s'], /--wal-fsync-interval: '1.5s'/],
     [['serve', '--tsdb.max-exemplars', 'lots'], /--tsdb.max-exemplars: 'lots'/],
+    [['serve', '--tsdb.out-of-order.time-window', '4 hours'], /--tsdb.out-of-order.time-window: '4 hours'/],
+    [['serve', '--tsdb.too-far-in-future.time-window=-1h'], /--tsdb.too-far-in-future.time-window: '-1h'/],
     [['serve', '--tsdb.max-exemplars', '1000000000'], /--tsdb.max-exemplars: 1000000000 is more than/],
   ];
   for (const [args, names] of mistakes) {
