@@ -27,3 +27,9 @@ export {
   OUT_SLACK, DICT_SLACK, PROG_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
   intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract, matchValues,
 } from './matcher';
+export {
+  HIST_STATE_SIZE, HIST_BUCKET_STATE_SIZE, HIST_SAMPLE_FIXED, HIST_LAYOUT_SPANS, HIST_MAX_FIXED_BYTES,
+  HIST_MAX_BUCKET_BYTES, HIST_SLACK_BYTES, HIST_ENCODE_BAD_INT, HIST_STATE_ZT, HIST_STATE_POS, HIST_STATE_COUNT,
+  histAppenderInit, histWriteLayout, histAppendInt, histAppendFloat, histAppenderBytes,
+  histDecodeInit, histDecodeSpans, histDecode, histDecodeIndex, histDecodeField,
+} from './histogram';

@@ -166,7 +166,10 @@ class SeriesCursor {
  * chunks are decoded, merged (a timestamp held twice keeps the sample of
  * the chunk that starts first, the older block's on a tie) and encoded
  * again in chunks of up to 120 samples, as Prometheus' vertical
- * compaction does.
+ * compaction does: XOR chunks for floats, HISTOGRAM and FLOAT_HISTOGRAM
+ * chunks for native histograms (a new chunk where the type changes, and
+ * where Prometheus' histogram appender cuts). Chunks of every encoding
+ * that overlap nothing are written as stored, with their encoding.
  */
 export function* mergeBlockSeries(blocks: readonly BlockReader[]): Generator<BlockSeriesInput> {
   const cursors = blocks.map((b) => new SeriesCursor(b)).filter((c) => c.next());

@@ -19,6 +19,8 @@ const FILE_HEADER = 8;
 const CRC_BYTES = 4;
 /** Prometheus' XOR chunk encoding number. */
 export const ENCODING_XOR = 1;
+/** The encodings a segment holds: Prometheus' XOR (1), HISTOGRAM (2) and FLOAT_HISTOGRAM (3). */
+const KNOWN_ENCODINGS = new Set([1, 2, 3]);
 /**
  * 128 MiB, as Prometheus' head chunk files: a busy head fills one every
  * few minutes, and retention frees space in steps of this size.
@@ -34,8 +36,8 @@ export interface ChunkSegmentsOptions {
   log?: { info(o: object, msg: string): void; warn(o: object, msg: string): void };
 }
 
-/** Called for every chunk found on open, in file order. */
-export type ChunkVisitor = (id: number, ref: number, minT: number, maxT: number) => void;
+/** Called for every chunk found on open, in file order, with its encoding (1 XOR, 2 histogram, 3 float histogram). */
+export type ChunkVisitor = (id: number, ref: number, minT: number, maxT: number, encoding: number) => void;
 
 interface Segment {
   seq: number;
@@ -77,11 +79,12 @@ export class ChunkSegments {
   }
 
   /**
-   * Stages a chunk for writing and returns its ref. The bytes reach the
-   * file at the next flush(); read() flushes first, so a ref is readable
-   * as soon as it is returned.
+   * Stages a chunk of `encoding` (Prometheus' number: 1 XOR, the default,
+   * 2 histogram, 3 float histogram) for writing and returns its ref. The
+   * bytes reach the file at the next flush(); read() flushes first, so a
+   * ref is readable as soon as it is returned.
    */
-  add(id: number, minT: number, maxT: number, data: Uint8Array): number {
+  add(id: number, minT: number, maxT: number, data: Uint8Array, encoding = ENCODING_XOR): number {
     const most = MAX_ENTRY_HEADER + data.length + CRC_BYTES;
     if (this.active.size + this.staged + most > this.segmentBytes && this.active.size + this.staged > FILE_HEADER) this.roll();
     if (this.staged + most > this.stage.length) {
@@ -90,7 +93,7 @@ export class ChunkSegments {
     }
     const b = this.stage;
     const at = this.staged;
-    const dataAt = writeEntryHeader(b, at, id, minT, maxT, ENCODING_XOR, data.length);
+    const dataAt = writeEntryHeader(b, at, id, minT, maxT, encoding, data.length);
     b.set(data, dataAt);
     const end = dataAt + data.length;
     b.writeUInt32LE(crc32c(b.subarray(at, end)), end);
@@ -123,6 +126,20 @@ export class ChunkSegments {
     const at = ref - seq * TWO_32;
     if (!readEntryHeader(seg.map, at, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
     return seg.map.subarray(header.dataAt, header.dataAt + header.dataLen);
+  }
+
+  /**
+   * The encoding of the chunk at `ref`, as its entry records it (1 XOR, 2
+   * histogram, 3 float histogram): what a reader passes on with read()'s
+   * bytes.
+   */
+  encodingOf(ref: number): number {
+    if (this.staged > 0) this.flush();
+    const seq = Math.floor(ref / TWO_32);
+    const seg = this.segments.get(seq);
+    if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
+    if (!readEntryHeader(seg.map, ref - seq * TWO_32, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
+    return header.encoding;
   }
 
   /** The segment number a ref points into. */
@@ -252,7 +269,7 @@ export class ChunkSegments {
         bad = `entry of ${h.dataLen} bytes runs past the end of the file`;
         break;
       }
-      if (h.encoding !== ENCODING_XOR) {
+      if (!KNOWN_ENCODINGS.has(h.encoding)) {
         bad = `unknown encoding ${h.encoding}`;
         badEnd = end + CRC_BYTES;
         break;
@@ -265,7 +282,7 @@ export class ChunkSegments {
       if (h.minT < seg.minT) seg.minT = h.minT;
       if (h.maxT > seg.maxT) seg.maxT = h.maxT;
       seg.chunks++;
-      visit(h.id, seq * TWO_32 + at, h.minT, h.maxT);
+      visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
       at = end + CRC_BYTES;
     }
     if (bad !== undefined) {

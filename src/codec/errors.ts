@@ -5,9 +5,13 @@ export type ChunkDecodeReason =
   | 'bad-xor-window'
   | 'trailing-bytes'
   | 'too-many-samples'
-  | 'bad-varint';
+  | 'bad-varint'
+  /** Histogram chunks: the layout promises more spans or buckets than the chunk can hold. */
+  | 'bad-layout'
+  /** Histogram chunks: a schema this decoder does not read (custom buckets, -53). */
+  | 'unsupported-schema';
 
-/** Thrown when bytes are not a valid XOR chunk. */
+/** Thrown when bytes are not a valid chunk (XOR unless `kind` says otherwise). */
 export class ChunkDecodeError extends Error {
   override readonly name = 'ChunkDecodeError';
   constructor(
@@ -15,8 +19,10 @@ export class ChunkDecodeError extends Error {
     /** Index of the sample being read when decoding failed. */
     readonly sampleIndex: number,
     detail: string,
+    /** The chunk's kind as named in the message: 'XOR', 'histogram', 'float histogram'. */
+    kind = 'XOR',
   ) {
-    super(`invalid XOR chunk: ${detail} (at sample ${sampleIndex})`);
+    super(`invalid ${kind} chunk: ${detail} (at sample ${sampleIndex})`);
   }
 }
 

@@ -30,3 +30,23 @@ export function threadCodec(): WasmXorCodec {
 
 /** Every implementation, for conformance suites. */
 export const codecs: readonly XorCodec[] = [threadCodec(), new TsXorCodec()];
+
+/**
+ * Native histogram chunks (Prometheus chunk encodings 2 and 3): the codecs
+ * (WebAssembly, and the TypeScript oracle), their contract, and the
+ * per-series chunker that grows chunks as Prometheus 2.42's head does.
+ * Format: docs/format/histogram-chunks.md.
+ */
+export {
+  HEADER_GAUGE, HEADER_NOT_RESET, HEADER_RESET, HEADER_UNKNOWN,
+  type CounterResetHeader, type DecodedHistogramChunk, type HistogramChunkAppender, type HistogramChunkCodec,
+} from './histogram-codec.js';
+export { WasmFloatHistogramCodec, WasmHistogramCodec } from './histogram-wasm.js';
+export { WasmFloatHistogramAppender, WasmHistogramAppender } from './histogram-wasm-append.js';
+export { TsFloatHistogramCodec, TsHistogramCodec } from './histogram-ts.js';
+export { TsFloatHistogramAppender, TsHistogramAppender } from './histogram-ts-append.js';
+export { histogramCodecSets, tsHistogramCodecs, wasmHistogramCodecs, type HistogramCodecSet } from './histogram-impl.js';
+export {
+  DEFAULT_CHUNK_RANGE, HistogramChunker, SAMPLES_PER_CHUNK, lastHistogramSample,
+  type ClosedHistogramChunk, type HistogramAppendResult, type HistogramChunkerOptions, type OpenHistogramChunk,
+} from './histogram-chunker.js';

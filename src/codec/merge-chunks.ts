@@ -3,16 +3,25 @@
  * merger does for overlapping blocks and its out-of-order read path for
  * the out-of-order head: chunks that overlap no other pass through as
  * stored (no copy, no decoding); each run of overlapping chunks is
- * decoded, merged by time and cut into new XOR chunks of up to 120
- * samples. Used by reads (several readers, or the head with out-of-order
- * data) and by block compaction and head blocks.
+ * decoded, merged by time and cut into new chunks, as Prometheus'
+ * seriesToChunkEncoder cuts them: a new chunk where the sample type
+ * changes (float, integer histogram, float histogram: XOR, HISTOGRAM and
+ * FLOAT_HISTOGRAM chunks), after 120 samples, and within histograms where
+ * the histogram chunker cuts (a counter reset, a bucket layout the chunk
+ * cannot take: src/codec/chunk-samples.ts). Used by reads (several
+ * readers, or the head with out-of-order data) and by block compaction
+ * and head blocks.
  */
+import { decodeHistogramChunk, encodeHistogramChunks, type HistogramSample } from './chunk-samples.js';
 import { decodeColumns, encodeColumns, type SampleColumns } from './columns.js';
+import { RESET_GAUGE, RESET_UNKNOWN } from './histogram-types.js';
 
 /** Samples per chunk made by a merge: Prometheus' seriesToChunkEncoder splits at 120, as the head cuts. */
 export const MERGED_CHUNK_SAMPLES = 120;
-/** Prometheus' XOR encoding number. */
+/** Prometheus' chunk encoding numbers (chunkenc.Encoding). */
 const XOR = 1;
+const HISTOGRAM = 2;
+const FLOAT_HISTOGRAM = 3;
 
 /** What the merge needs of a chunk; absent encoding means XOR. */
 export interface MergeableChunk {
@@ -26,7 +35,8 @@ export interface MergeableChunk {
 export interface MergedChunk {
   minT: number;
   maxT: number;
-  encoding: 1;
+  /** 1 XOR, 2 histogram, 3 float histogram. */
+  encoding: number;
   data: Uint8Array;
 }
 
@@ -51,8 +61,8 @@ export function overlapping(chunks: readonly MergeableChunk[]): boolean {
 /**
  * The chunks by min time, with no two overlapping. A timestamp held by
  * several chunks keeps the sample of the chunk that comes first by min
- * time, then by its place in `chunks` (put the older source first).
- * Overlapping chunks must be XOR; `chunks` is sorted in place.
+ * time, then by its place in `chunks` (put the older source first), of
+ * whatever type. Chunks of any encoding; `chunks` is sorted in place.
  */
 export function withoutOverlaps<C extends MergeableChunk>(chunks: C[]): Array<C | MergedChunk> {
   // Array.prototype.sort is stable: equal min times keep their given order.
@@ -82,15 +92,104 @@ export function withoutOverlaps<C extends MergeableChunk>(chunks: C[]): Array<C 
   return out;
 }
 
-/** Decodes overlapping XOR chunks, merges their samples by time (first chunk wins a tie) and cuts them into chunks. */
+/** Decodes overlapping chunks, merges their samples by time (first chunk wins a tie) and cuts them into chunks. */
 export function mergeRun(run: readonly MergeableChunk[]): MergedChunk[] {
+  let xorOnly = true;
+  for (const c of run) if ((c.encoding ?? XOR) !== XOR) xorOnly = false;
+  if (!xorOnly) return mergeMixedRun(run);
   let merged: SampleColumns | undefined;
   for (const c of run) {
-    if ((c.encoding ?? XOR) !== XOR) throw new Error(`overlapping chunks of encoding ${c.encoding} cannot be merged (only XOR)`);
     const part = decodeColumns(c.data);
     merged = merged === undefined ? part : merge2(merged, part);
   }
   return merged === undefined ? [] : encodeChunks(merged.t, merged.v, merged.n);
+}
+
+/** A decoded chunk of a mixed run: float columns, or histograms of one encoding. */
+type Part =
+  | { kind: typeof XOR; t: ArrayLike<number>; n: number; cols: SampleColumns }
+  | { kind: typeof HISTOGRAM | typeof FLOAT_HISTOGRAM; t: ArrayLike<number>; n: number; h: readonly HistogramSample[] };
+
+function decodePart(c: MergeableChunk): Part {
+  const enc = c.encoding ?? XOR;
+  if (enc === XOR) {
+    const cols = decodeColumns(c.data);
+    return { kind: XOR, t: cols.t, n: cols.n, cols };
+  }
+  if (enc !== HISTOGRAM && enc !== FLOAT_HISTOGRAM) throw new Error(`chunk of unknown encoding ${enc} cannot be merged`);
+  const d = decodeHistogramChunk(enc, c.data);
+  return { kind: enc, t: d.t, n: d.t.length, h: d.h };
+}
+
+/**
+ * A run holding histogram chunks: every chunk decoded, samples picked in
+ * time order across them (a time held by several chunks: the first
+ * chunk's sample, of whatever type), and each stretch of one sample type
+ * encoded by its own codec. Runs are a few chunks: a linear pick among
+ * them per sample is cheaper than a heap.
+ */
+function mergeMixedRun(run: readonly MergeableChunk[]): MergedChunk[] {
+  const parts = run.map(decodePart);
+  const at = new Array<number>(parts.length).fill(0);
+  const out: MergedChunk[] = [];
+  let kind = 0;
+  let ft: number[] = [];
+  let fv: number[] = [];
+  let ht: number[] = [];
+  let hs: HistogramSample[] = [];
+  let prevPart = -1;
+  let prevIndex = -1;
+  const flush = (): void => {
+    if (kind === XOR && ft.length > 0) {
+      for (const c of encodeChunks(Float64Array.from(ft), Uint32Array.from(fv), ft.length)) out.push(c);
+    } else if (ht.length > 0) {
+      for (const c of encodeHistogramChunks(kind, ht, hs)) out.push(c);
+    }
+    ft = [];
+    fv = [];
+    ht = [];
+    hs = [];
+  };
+  for (;;) {
+    let best = -1;
+    let bestT = Infinity;
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p]!;
+      if (at[p]! < part.n && part.t[at[p]!]! < bestT) {
+        best = p;
+        bestT = part.t[at[p]!]!;
+      }
+    }
+    if (best < 0) break;
+    const part = parts[best]!;
+    const i = at[best]!;
+    if (part.kind !== kind) {
+      flush();
+      kind = part.kind;
+    }
+    if (part.kind === XOR) {
+      ft.push(bestT);
+      // Value bits as two u32 words: a NaN payload never becomes a JS number.
+      fv.push(part.cols.v[2 * i]!, part.cols.v[2 * i + 1]!);
+    } else {
+      ht.push(bestT);
+      // As Prometheus' chainSampleIterator: a sample that does not follow
+      // its neighbour in its own chunk says nothing about counter resets
+      // any more (the chunker finds out); a gauge stays a gauge.
+      const h = part.h[i]!;
+      const consecutive = best === prevPart && i === prevIndex + 1;
+      hs.push(consecutive || h.counterResetHint === RESET_GAUGE || h.counterResetHint === RESET_UNKNOWN ? h : { ...h, counterResetHint: RESET_UNKNOWN });
+    }
+    prevPart = best;
+    prevIndex = i;
+    // The same time in later chunks is dropped: the first chunk's sample wins.
+    for (let p = 0; p < parts.length; p++) {
+      const q = parts[p]!;
+      while (at[p]! < q.n && q.t[at[p]!]! <= bestT) at[p] = at[p]! + 1;
+    }
+  }
+  flush();
+  return out;
 }
 
 /**

@@ -23,7 +23,9 @@ import { OooCuts } from './ooo-cuts.js';
 import { SamplesRecordWriter } from './ooo-records.js';
 import { RECORD_OOO_SAMPLES } from './wal-records.js';
 import type { AppendBounds } from '../head/head.js';
-import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
+import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
+import { appendHistograms } from '../head/histogram-append.js';
+import { HistogramRecordWriter } from '../histograms/wal-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
@@ -35,6 +37,9 @@ export type AppendResult = HeadAppendStats;
 export interface DbCounters {
   samplesAppended: number;
   samplesIgnored: number;
+  /** Native histogram samples stored, and taken as duplicates (their rejections count with the float ones'). */
+  histogramsAppended: number;
+  histogramsIgnored: number;
   outOfOrder: number;
   conflict: number;
   tooOld: number;
@@ -123,10 +128,11 @@ export class Db {
   /** The out-of-order head's older samples being written into blocks (ooo-cuts.ts). */
   private readonly oooCuts: OooCuts;
   private readonly exemplarRecord = new ExemplarRecordBuilder();
+  private readonly histogramRecord = new HistogramRecordWriter();
   private unlock: () => void = () => {};
   /** Running totals since open. */
   readonly counters: DbCounters = {
-    samplesAppended: 0, samplesIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, tooFarInFuture: 0, oooAppended: 0, seriesCreated: 0,
+    samplesAppended: 0, samplesIgnored: 0, histogramsAppended: 0, histogramsIgnored: 0, outOfOrder: 0, conflict: 0, tooOld: 0, tooFarInFuture: 0, oooAppended: 0, seriesCreated: 0,
     headBlocks: 0, compactions: 0, compactionFailures: 0, blocksDeletedByTime: 0, blocksDeletedBySize: 0,
   };
 
@@ -292,11 +298,18 @@ export class Db {
     const c = this.counters;
     c.samplesAppended += result.appended;
     c.samplesIgnored += result.ignored;
+    c.oooAppended += result.oooAppended;
+    this.afterAppend(result);
+    return result;
+  }
+
+  /** What every append does last: the shared counters, the head's time range, WAL truncation. */
+  private afterAppend(result: AppendResult): void {
+    const c = this.counters;
     c.outOfOrder += result.outOfOrder;
     c.conflict += result.conflict;
     c.tooOld += result.tooOld;
     c.tooFarInFuture += result.tooFarInFuture;
-    c.oooAppended += result.oooAppended;
     c.seriesCreated += result.created;
     if (result.appended > 0) {
       if (result.minT < this.headMinT) this.headMinT = result.minT;
@@ -305,6 +318,47 @@ export class Db {
       this.advanceFloor();
     }
     this.maybeTruncateWal();
+  }
+
+  /**
+   * Appends a histogram batch (src/histograms: HistogramBatchBuilder or the
+   * pool's parser make them) under Prometheus 2.42's rules for native
+   * histograms (src/head/histogram-append.ts): out of order and duplicates
+   * as for floats, no out-of-order window, the same too-old and
+   * too-far-in-future bounds. Every valid sample is stored even when
+   * others are rejected; rejectionError() makes the typed error of the
+   * result. Returns after the WAL records (SERIES, then HISTOGRAMS) reached
+   * the OS. Call it after append() for the same write.
+   */
+  appendHistograms(batch: ArrayBuffer): AppendResult {
+    this.assertWritable();
+    const series = this.seriesRecord;
+    series.reset();
+    const record = this.histogramRecord;
+    record.reset();
+    const bounds = this.bounds;
+    bounds.minValidT = this.inOrderMinValidTime();
+    bounds.maxValidT = this.tooFarMs > 0 ? this.now() + this.tooFarMs : Infinity;
+    bounds.oooMinT = Infinity;
+    let result: AppendResult;
+    try {
+      result = appendHistograms({
+        head: this.head, bounds, walSeg: this.wal.segment, record,
+        onCreate: (s, bytes) => series.add(s.id, bytes),
+        storeCuts: () => this.storeCuts(),
+      }, batch);
+    } finally {
+      // Should the append fail part way (a fault of ours), what the head
+      // took so far is logged all the same: the head never holds more than
+      // the WAL.
+      if (!series.empty) this.logRecord(RECORD_SERIES, series.payload());
+      if (!record.empty) this.logRecord(RECORD_HISTOGRAMS, record.payload());
+    }
+    this.storeCuts();
+    const c = this.counters;
+    c.histogramsAppended += result.appended;
+    c.histogramsIgnored += result.ignored;
+    this.afterAppend(result);
     return result;
   }
 

@@ -1,6 +1,6 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { writeBlock } from '../blocks/block-writer.js';
-import { ENC_XOR, type BlockChunk, type BlockMeta, type BlockSeriesInput } from '../blocks/types.js';
+import type { BlockChunk, BlockMeta, BlockSeriesInput } from '../blocks/types.js';
 import type { SampleColumns } from '../codec/columns.js';
 import { encodeChunks, withoutOverlaps } from '../codec/merge-chunks.js';
 import type { Head } from '../head/head.js';
@@ -179,7 +179,9 @@ function* storedSeries(g: Group, files: ChunkSegments): Generator<BlockSeriesInp
   for (const p of g.series) {
     const chunks: BlockChunk[] = [];
     for (let i = 0; i < p.refs.length; i += 3) {
-      chunks.push({ minT: p.refs[i + 1]!, maxT: p.refs[i + 2]!, encoding: ENC_XOR, data: files.read(p.refs[i]!) });
+      // Each chunk with the encoding its entry records (XOR or a native histogram encoding), as stored.
+      const ref = p.refs[i]!;
+      chunks.push({ minT: p.refs[i + 1]!, maxT: p.refs[i + 2]!, encoding: files.encodingOf(ref), data: files.read(ref) });
     }
     if (p.ooo === undefined) {
       yield { labels: p.labels, chunks };

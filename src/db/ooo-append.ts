@@ -94,13 +94,14 @@ class Lookups {
   /** Whether the series' in-order chunks hold `t`; its value bits go to `out`. */
   inOrder(s: Series, t: number, out: Uint32Array): boolean {
     const head = this.ctx.head;
-    const open = head.openChunk(s);
+    // Float chunks only: a histogram chunk holds no float value (a float at a histogram's time is not that sample again).
+    const open = head.floatOpenChunk(s);
     if (open !== undefined && t >= open.minT && t <= open.maxT) return find(head.openChunkBytes(s), t, out);
     const c = s.chunks;
     for (let i = 0; i < c.length; i += 3) {
       if (c[i + 2]! < t) continue;
       if (c[i + 1]! > t) return false;
-      return find(this.ctx.files.read(c[i]!), t, out);
+      return this.ctx.files.encodingOf(c[i]!) === 1 && find(this.ctx.files.read(c[i]!), t, out);
     }
     return false;
   }
@@ -122,7 +123,7 @@ class Lookups {
         this.blockChunks.set(key, chunks);
       }
       for (const c of chunks) {
-        if (c.minT <= t && t <= c.maxT && find(c.data, t, out)) return true;
+        if (c.minT <= t && t <= c.maxT && (c.encoding ?? 1) === 1 && find(c.data, t, out)) return true;
       }
     }
     return false;

@@ -9,7 +9,29 @@ import { BlockSet } from './block-set.js';
 import { OooReplay } from './ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
 import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
-import { RECORD_EXEMPLARS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from './wal-records.js';
+import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from './wal-records.js';
+import { readHistogramRecord } from '../histograms/wal-record.js';
+import { replayHistogram } from '../head/histogram-append.js';
+
+/**
+ * Replays a HISTOGRAMS record (src/histograms/wal-record.ts) into the head:
+ * samples of series that are gone, at or before a series' newest, or older
+ * than `floor` are skipped.
+ */
+function replayHistograms(head: Head, chunks: ChunkSegments, payload: Uint8Array, segment: number, floor: number): void {
+  const store = (): void => storeCuts(head, chunks);
+  let ok: boolean;
+  try {
+    ok = readHistogramRecord(payload, (id, t, body, at, end) => {
+      const s = head.get(id);
+      if (s !== undefined) replayHistogram(head, s, t, body, at, end, segment, floor, store);
+    });
+  } catch (err) {
+    throw new Error(`WAL segment ${segment}: malformed histograms record: ${(err as Error).message}`);
+  }
+  if (!ok) throw new Error(`WAL segment ${segment}: malformed histograms record`);
+  store();
+}
 
 /** What recovery opened, for the engine to run on. */
 export interface Recovered {
@@ -85,6 +107,8 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
       } else if (type === RECORD_SAMPLES) {
         if (!head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
         storeCuts(head, chunks);
+      } else if (type === RECORD_HISTOGRAMS) {
+        replayHistograms(head, chunks, payload, segment, floor);
       } else if (OooReplay.handles(type)) {
         ooo.record(type, payload, segment);
       } else if (type === RECORD_EXEMPLARS && exemplars !== undefined) {

@@ -1,5 +1,6 @@
 import { ENTRY } from '../head/head-wasm.js';
-import { viewAppendBatch } from '../head/append-batch.js';
+import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../head/append-batch.js';
+import { viewHistogramBatch } from '../histograms/batch-layout.js';
 import { SamplesRejectedError } from '../head/errors.js';
 import type { RejectReason } from '../head/errors.js';
 import type { HeadAppendStats, RejectKey } from '../head/head.js';
@@ -16,11 +17,13 @@ const WHAT: Record<RejectKey, [RejectReason, string]> = {
  * The typed error for an append's rejected samples, or undefined when none
  * was rejected. The message counts each reason and names the first series
  * and timestamp of each, e.g. `2 samples rejected: out of order sample (2,
- * first {__name__="up", job="a"} at 1500)`.
+ * first {__name__="up", job="a"} at 1500)`; for a histogram batch
+ * (src/histograms) `2 histogram samples rejected: ...`.
  */
 export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): SamplesRejectedError | undefined {
   const total = result.outOfOrder + result.conflict + result.tooOld + result.tooFarInFuture;
   if (total === 0) return undefined;
+  const what = isAppendBatch(batch) ? 'sample' : 'histogram sample';
   const parts: string[] = [];
   for (const key of ['outOfOrder', 'conflict', 'tooOld', 'tooFarInFuture'] as const) {
     const n = result[key];
@@ -28,7 +31,7 @@ export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): Sam
     if (n === 0 || first === undefined) continue;
     parts.push(`${WHAT[key][1]} (${n}, first ${describeEntry(batch, first.entry)} at ${first.t})`);
   }
-  return new SamplesRejectedError(`${total} sample${total === 1 ? '' : 's'} rejected: ${parts.join('; ')}`, {
+  return new SamplesRejectedError(`${total} ${what}${total === 1 ? '' : 's'} rejected: ${parts.join('; ')}`, {
     'out-of-order': result.outOfOrder,
     conflict: result.conflict,
     'too-old': result.tooOld,
@@ -36,9 +39,24 @@ export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): Sam
   });
 }
 
-/** The labels of batch entry `i` as {name="value", ...}, or the series id for entries given by id. */
+/**
+ * One error for the rejections of a write's float and histogram samples
+ * (either may be undefined): counts added up, messages joined.
+ */
+export function joinRejections(a: SamplesRejectedError | undefined, b: SamplesRejectedError | undefined): SamplesRejectedError | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const counts = { ...a.counts };
+  for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += b.counts[k];
+  return new SamplesRejectedError(`${a.message}; ${b.message}`, counts);
+}
+
+function isAppendBatch(batch: ArrayBuffer): boolean {
+  return batch.byteLength >= 4 && new Uint32Array(batch, 0, 1)[0] === APPEND_BATCH_MAGIC;
+}
+
+/** The labels of batch entry `i` (an append or a histogram batch) as {name="value", ...}, or the series id for entries given by id. */
 function describeEntry(batch: ArrayBuffer, i: number): string {
-  const v = viewAppendBatch(batch);
+  const v = isAppendBatch(batch) ? viewAppendBatch(batch) : viewHistogramBatch(batch);
   const e = new DataView(batch, v.entriesAt + i * ENTRY.size, ENTRY.size);
   const ref = e.getUint32(ENTRY.ref, true);
   if (ref !== 0) return `series ${ref - 1}`;

@@ -11,6 +11,9 @@
  * EXEMPLARS: repeated [series id u32][timestamp i64][value bits u64]
  *          [length u32][the exemplar's canonical label bytes]
  *          (src/exemplars: replayed into the exemplar store, oldest first)
+ * HISTOGRAMS: [base time i64], then groups: [series id: zigzag varint delta][count:
+ *          varint, 5 bytes][count × (zigzag varint time delta, as SAMPLES; body
+ *          length varint; histogram body)] (src/histograms/wal-record.ts, body.ts)
  */
 export const RECORD_SERIES = 1;
 export const RECORD_SAMPLES = 2;
@@ -41,6 +44,14 @@ export const RECORD_OOO_CUT = 11;
  * restart); checkpoints carry those of live series.
  */
 export const RECORD_EXEMPLARS = 4;
+/**
+ * Native histogram samples an append took in order, integer and float ones
+ * (each body says which), after the SERIES record that created their
+ * series; replayed as SAMPLES are (src/histograms/wal-record.ts). Like
+ * SAMPLES, never in checkpoints: a checkpoint first cuts the open chunks
+ * it would need them for into the chunk files.
+ */
+export const RECORD_HISTOGRAMS = 5;
 
 const TWO_32 = 4294967296;
 

@@ -175,14 +175,23 @@ export class AppendBatchBuilder {
 /** Computes every entry's label hash in module memory (one call for the batch). */
 export function hashBatch(wasm: HeadWasm, batch: ArrayBuffer): void {
   const v = viewAppendBatch(batch);
-  if (v.entries === 0) return;
-  const entryBytes = v.entries * ENTRY.size;
-  const ptr = wasm.alloc(entryBytes + v.labelBytes + 8);
+  hashEntries(wasm, batch, v.entriesAt, v.entries, v.labelsAt, v.labelBytes);
+}
+
+/**
+ * Fills the hash of `n` entries (ENTRY layout) at `entriesAt` of `batch`,
+ * whose label offsets are relative to `labelsAt`, in one WebAssembly call
+ * (any batch laid out with these entries: append and histogram batches).
+ */
+export function hashEntries(wasm: HeadWasm, batch: ArrayBuffer, entriesAt: number, n: number, labelsAt: number, labelBytes: number): void {
+  if (n === 0) return;
+  const entryBytes = n * ENTRY.size;
+  const ptr = wasm.alloc(entryBytes + labelBytes + 8);
   const mem = new Uint8Array(wasm.memory.buffer);
-  mem.set(new Uint8Array(batch, v.entriesAt, entryBytes), ptr);
-  mem.set(new Uint8Array(batch, v.labelsAt, v.labelBytes), ptr + entryBytes);
-  wasm.hashEntries(ptr, v.entries, ptr + entryBytes, ENTRY.size, ENTRY.hash, ENTRY.labelsOff, ENTRY.labelsLen);
-  new Uint8Array(batch, v.entriesAt, entryBytes).set(new Uint8Array(wasm.memory.buffer, ptr, entryBytes));
+  mem.set(new Uint8Array(batch, entriesAt, entryBytes), ptr);
+  mem.set(new Uint8Array(batch, labelsAt, labelBytes), ptr + entryBytes);
+  wasm.hashEntries(ptr, n, ptr + entryBytes, ENTRY.size, ENTRY.hash, ENTRY.labelsOff, ENTRY.labelsLen);
+  new Uint8Array(batch, entriesAt, entryBytes).set(new Uint8Array(wasm.memory.buffer, ptr, entryBytes));
   wasm.free(ptr);
 }
 

@@ -1,21 +1,38 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
+import { ENCODING_XOR } from '../chunks/chunk-segments.js';
 import { threadCodec } from '../codec/index.js';
+import { lastHistogramSample } from '../codec/histogram-chunker.js';
 import { Yielder } from '../background/yielder.js';
 import type { Head } from './head.js';
 import type { Series } from './series.js';
 
 /**
  * The head's closed chunks: each series lists its chunks in the head chunk
- * files as [ref, minT, maxT] triples in time order. These are the only
- * places that change those lists; readers take the list a series holds at
- * the moment (a change assigns a new list rather than editing the old).
+ * files as [ref, minT, maxT] triples in time order, whatever their
+ * encodings (XOR, histogram, float histogram: the chunk files record each
+ * chunk's, ChunkSegments.encodingOf). These are the only places that
+ * change those lists; readers take the list a series holds at the moment
+ * (a change assigns a new list rather than editing the old).
  */
 
-/** Hands the chunks the head cut since the last call to the chunk files and lists them on their series. */
+/**
+ * Hands the chunks the head cut since the last call to the chunk files and
+ * lists them on their series: histogram chunks first, then float chunks.
+ * A series' histogram chunk still open when one of its float chunks is cut
+ * is older than it (floats came after it): it is cut and stored first, so
+ * that every list stays in time order.
+ */
 export function storeCuts(head: Head, files: ChunkSegments): void {
+  const hist = head.histograms;
+  const storeHistogram = (c: { id: number; minT: number; maxT: number; encoding: number; data: Uint8Array }): void => {
+    const ref = files.add(c.id, c.minT, c.maxT, c.data, c.encoding);
+    head.get(c.id)?.chunks.push(ref, c.minT, c.maxT);
+  };
+  hist.drainCuts(storeHistogram);
   head.drainCuts((c) => {
     const s = head.get(c.id);
-    const ref = files.add(c.id, c.minT, c.maxT, c.data);
+    if (hist.hasOpen(c.id) && hist.cutOpen(c.id)) hist.drainCuts(storeHistogram);
+    const ref = files.add(c.id, c.minT, c.maxT, c.data, ENCODING_XOR);
     s?.chunks.push(ref, c.minT, c.maxT);
   });
   files.flush();
@@ -23,13 +40,24 @@ export function storeCuts(head: Head, files: ChunkSegments): void {
 
 /**
  * After a restart: gives a series the chunks recovery found for it, and,
- * as its newest sample may be in them only, takes that sample back.
+ * as its newest sample may be in them only, takes that sample back (from
+ * the last chunk, decoded as its encoding says).
  */
 export function restoreChunks(head: Head, files: ChunkSegments, s: Series, chunks: number[]): void {
   s.chunks = chunks;
   const n = chunks.length;
   if (n === 0) return;
-  const samples = threadCodec().decode(files.read(chunks[n - 3]!));
+  const ref = chunks[n - 3]!;
+  const encoding = files.encodingOf(ref);
+  const data = files.read(ref);
+  if (encoding === 2 || encoding === 3) {
+    const last = lastHistogramSample(encoding, data);
+    if (last === undefined) return;
+    head.setNewestHistogram(s, last.t);
+    head.histograms.restore(s.id, last.t, last.h, encoding, data);
+    return;
+  }
+  const samples = threadCodec().decode(data);
   const last = samples.timestamps.length - 1;
   if (last < 0) return;
   head.setNewest(s, Number(samples.timestamps[last]!), samples.values.subarray(last));

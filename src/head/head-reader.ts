@@ -24,6 +24,17 @@ export interface HeadBounds {
  * head lets go of them once earlier reads are done) are not answered, so
  * no sample comes from both a block and the head.
  *
+ * Chunks carry their encoding (StoredChunk.encoding, Prometheus'
+ * numbers): a series' closed chunks as the head chunk files record it (1
+ * XOR, 2 histogram, 3 float histogram); its open float chunk 1; its open
+ * native histogram chunk (a copy, as the float one) 2 or 3. The read side
+ * passes histogram chunks on as stored with that encoding (Store API
+ * Chunk.Encoding HISTOGRAM 1 / FLOAT_HISTOGRAM 2, remote read 2 / 3). A
+ * series' chunks never overlap and come in time order, whatever their
+ * encodings (where a series switches between floats and histograms a new
+ * chunk starts); histogram-only series are series like any other for the
+ * label APIs and matchers.
+ *
  * Out-of-order samples (the head's `ooo`, and `cutting`: those being
  * written into blocks, until the blocks are read instead) are answered
  * whatever their age. A series holding some gets its chunks merged
@@ -72,8 +83,11 @@ export class HeadReader implements SeriesReader {
       const cMax = c[i + 2]!;
       if (cMax < from) continue;
       if (cMin > maxT) break;
-      out.push({ minT: cMin, maxT: cMax, data: this.files.read(c[i]!) });
+      out.push({ minT: cMin, maxT: cMax, encoding: this.files.encodingOf(c[i]!), data: this.files.read(c[i]!) });
     }
+    // Both open chunks: the histogram one first, as it is the older when both are open.
+    const hist = this.head.histograms.openChunkIn(s.id, from, maxT, arena);
+    if (hist !== undefined) out.push(hist);
     const open = this.head.openChunkIn(s, from, maxT, arena);
     if (open !== undefined) out.push(open);
     if (!this.mayHoldOoo(s)) return out;

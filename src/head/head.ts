@@ -5,6 +5,7 @@ import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import { OooHead } from './ooo-head.js';
+import { HistogramHead } from './histogram-head.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -72,6 +73,16 @@ interface Refused {
 /** oooList() when there is none: no allocation on the in-order path. */
 const NO_OOO = new Uint32Array(0);
 
+/**
+ * The float value bits the float state holds as a series' newest value
+ * while its newest sample is a histogram: a NaN whose payload spells
+ * "HISTOG", which neither Prometheus (stale marker 0x7ff0000000000002,
+ * its NaN 0x7ff8000000000001) nor JavaScript (0x7ff8000000000000) makes.
+ * A float sample at that time is then a conflict; only a float of exactly
+ * these bits would be taken for a duplicate.
+ */
+const HISTOGRAM_NEWEST = new Float64Array(new Uint32Array([0x53544f47, 0x7ffc4849]).buffer);
+
 /** An append bound as the module's i64 (infinities as its extremes). */
 function i64Bound(t: number): bigint {
   if (t === -Infinity) return -(2n ** 63n);
@@ -88,6 +99,8 @@ export class Head {
   readonly wasm: HeadWasm;
   /** Samples accepted out of order, apart from the in-order chunks (ooo-head.ts). */
   readonly ooo = new OooHead();
+  /** Native histogram chunks and state of the series that hold histograms (histogram-head.ts). */
+  readonly histograms: HistogramHead;
   private readonly byId: (Series | undefined)[] = [];
   private nextId = 1;
   private live = 0;
@@ -103,6 +116,7 @@ export class Head {
   constructor(readonly index: LabelIndex, opts: { chunkRangeMs: number; samplesPerChunk?: number }, wasm?: HeadWasm) {
     this.wasm = wasm ?? instantiateHeadWasm();
     this.wasm.headInit(BigInt(opts.chunkRangeMs), opts.samplesPerChunk ?? 120);
+    this.histograms = new HistogramHead({ chunkRangeMs: opts.chunkRangeMs, samplesPerChunk: opts.samplesPerChunk ?? 120 });
   }
 
   get seriesCount(): number {
@@ -279,6 +293,26 @@ export class Head {
     return s;
   }
 
+  /**
+   * The series with these canonical label bytes and their xxh64 `hash`
+   * (from a batch), if the head holds it.
+   */
+  lookup(hash: bigint, labelBytes: Uint8Array): Series | undefined {
+    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
+    this.views().set(labelBytes, ptr);
+    const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
+    if (slot === 0) return undefined;
+    this.views();
+    return this.byId[this.u32[(slot + SLOT.id) >>> 2]!];
+  }
+
+  /** Creates a series (not in the head yet) from canonical label bytes and their hash, with the next id. */
+  createSeries(labelBytes: Uint8Array, hash: bigint): Series {
+    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
+    this.views().set(labelBytes, ptr);
+    return this.create(this.nextId, ptr, labelBytes.length, hash);
+  }
+
   /** The series with these canonical label bytes (name 0xFF value 0xFF ...), if the head holds it. */
   find(labelBytes: Uint8Array): Series | undefined {
     const ptr = this.ensureBatchBlock(labelBytes.length + 8);
@@ -317,6 +351,14 @@ export class Head {
     this.u32[q + (SLOT.flags >>> 2)] = this.u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
   }
 
+  /**
+   * Records that a series' newest sample is a histogram at `t` (the float
+   * state keeps every series' newest time, whatever its kind).
+   */
+  setNewestHistogram(s: Series, t: number): void {
+    this.setNewest(s, t, HISTOGRAM_NEWEST);
+  }
+
   /** Newest timestamp of a series, or undefined when it has none. */
   newest(s: Series): number | undefined {
     this.views();
@@ -336,8 +378,22 @@ export class Head {
     return this.openChunk(s)?.minT;
   }
 
-  /** The open chunk's span and sample count, undefined when there is none. */
+  /**
+   * The span of the series' open chunks (its float chunk and its histogram
+   * chunk, when both are open: the histogram one is the older), their
+   * sample count and the WAL segment of their first sample; undefined
+   * when there is none.
+   */
   openChunk(s: Series): { minT: number; maxT: number; count: number; walSeg: number } | undefined {
+    const f = this.floatOpenChunk(s);
+    const h = this.histograms.open(s.id);
+    if (h === undefined) return f;
+    if (f === undefined) return { minT: h.minT, maxT: h.maxT, count: h.count, walSeg: h.walSeg };
+    return { minT: Math.min(f.minT, h.minT), maxT: Math.max(f.maxT, h.maxT), count: f.count + h.count, walSeg: Math.min(f.walSeg, h.walSeg) };
+  }
+
+  /** The open float (XOR) chunk's span and sample count, undefined when there is none. */
+  floatOpenChunk(s: Series): { minT: number; maxT: number; count: number; walSeg: number } | undefined {
     this.views();
     const q = s.slot >>> 2;
     if (this.u32[q + (SLOT.buf >>> 2)] === 0) return undefined;
@@ -349,18 +405,21 @@ export class Head {
     };
   }
 
-  /** WAL segment of the open chunk's first sample; Infinity when there is no open chunk. */
+  /** WAL segment of the open chunks' first sample; Infinity when there is no open chunk. */
   openChunkWalSeg(s: Series): number {
     this.views();
     const q = s.slot >>> 2;
-    return this.u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : this.u32[q + (SLOT.walSeg >>> 2)]!;
+    const f = this.u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : this.u32[q + (SLOT.walSeg >>> 2)]!;
+    const h = this.histograms.open(s.id)?.walSeg ?? Infinity;
+    return Math.min(f, h);
   }
 
   /**
-   * The open chunk as a stored chunk (its bytes a copy) when it has samples
-   * overlapping [minT, maxT]; one read of the slot, no call into the module.
+   * The open float chunk as a stored chunk (encoding 1, XOR; its bytes a
+   * copy) when it has samples overlapping [minT, maxT]; one read of the
+   * slot, no call into the module.
    */
-  openChunkIn(s: Series, minT: number, maxT: number, arena?: ByteArena): { minT: number; maxT: number; data: Uint8Array } | undefined {
+  openChunkIn(s: Series, minT: number, maxT: number, arena?: ByteArena): { minT: number; maxT: number; encoding: number; data: Uint8Array } | undefined {
     this.views();
     const q = s.slot >>> 2;
     const buf = this.u32[q + (SLOT.buf >>> 2)]!;
@@ -370,10 +429,10 @@ export class Head {
     if (cMax < minT || cMin > maxT) return undefined;
     // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
     const len = ((this.u32[q]! + 7) >>> 3) + this.u32[q + (SLOT.padByte >>> 2)]!;
-    return { minT: cMin, maxT: cMax, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
+    return { minT: cMin, maxT: cMax, encoding: 1, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
   }
 
-  /** A copy of the open chunk's bytes as they stand. */
+  /** A copy of the open float (XOR) chunk's bytes as they stand (call only when there is one). */
   openChunkBytes(s: Series): Uint8Array {
     const len = this.wasm.appenderBytes(s.slot);
     this.views();
@@ -381,14 +440,31 @@ export class Head {
     return this.u8.slice(buf, buf + len);
   }
 
-  /** Cuts the open chunk (it joins the cut list); true if there was one. */
+  /**
+   * Cuts the open chunks (the histogram one first: it is the older),
+   * which join the cut lists (storeCuts in head-chunks.ts hands them to
+   * the chunk files in that order); true if there was one.
+   */
   cutOpen(s: Series): boolean {
+    const h = this.histograms.cutOpen(s.id);
+    return (this.wasm.headCutOpen(s.id) === 1) || h;
+  }
+
+  /** Cuts the open float (XOR) chunk only; true if there was one. */
+  cutFloatOpen(s: Series): boolean {
     return this.wasm.headCutOpen(s.id) === 1;
   }
 
-  /** Frees the open chunk without keeping it (retention). */
+  /** Whether the series has an open float (XOR) chunk. */
+  hasFloatOpen(s: Series): boolean {
+    this.views();
+    return this.u32[(s.slot + SLOT.buf) >>> 2] !== 0;
+  }
+
+  /** Frees the open chunks without keeping them (retention). */
   dropOpen(s: Series): void {
     this.wasm.headDropOpen(s.id);
+    this.histograms.dropOpen(s.id);
   }
 
   /** Removes series (ascending ids) from the head and the index. */
@@ -415,6 +491,7 @@ export class Head {
       if (this.byId[id] === undefined) continue;
       this.wasm.headDropSeries(id);
       this.ooo.drop(id);
+      this.histograms.drop(id);
       this.byId[id] = undefined;
       this.live--;
     }

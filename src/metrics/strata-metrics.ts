@@ -84,6 +84,8 @@ export class StrataMetrics {
     const fromDb = (read: (db: Db) => MetricValue[]) => () => (this.db === undefined ? [] : read(this.db));
     registerSampled(r, `${PREFIX}samples_ingested_total`, 'Samples stored by the engine since start.', 'counter', fromDb((db) => one(db.counters.samplesAppended)));
     registerSampled(r, `${PREFIX}samples_ignored_total`, 'Samples written again with the same timestamp and value: accepted, stored once.', 'counter', fromDb((db) => one(db.counters.samplesIgnored)));
+    registerSampled(r, `${PREFIX}histogram_samples_ingested_total`, 'Native histogram samples stored by the engine since start.', 'counter', fromDb((db) => one(db.counters.histogramsAppended)));
+    registerSampled(r, `${PREFIX}histogram_samples_ignored_total`, 'Native histogram samples written again with the same timestamp and value: accepted, stored once.', 'counter', fromDb((db) => one(db.counters.histogramsIgnored)));
     registerSampled(r, `${PREFIX}samples_rejected_total`, 'Samples refused by the sample rules since start, by reason.', 'counter', fromDb((db) => [
       { labels: { reason: 'out_of_order' }, value: db.counters.outOfOrder },
       { labels: { reason: 'conflict' }, value: db.counters.conflict },

@@ -1,9 +1,11 @@
 /**
  * Remote-read SAMPLES answers made in the worker pool: the plan's buffers
  * are moved to a worker, which decodes the chunks, encodes the
- * ReadResponse (samples-encoding.ts) and snappy-compresses it.
+ * ReadResponse (samples-encoding.ts; histogram chunks through
+ * src/codec/chunk-samples.ts) and snappy-compresses it.
  */
 import { compressSync } from 'snappy';
+import { decodeHistogramChunk } from '../codec/chunk-samples.js';
 import { threadCodec } from '../codec/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { moved } from '../pool/transfer.js';
@@ -32,7 +34,7 @@ export async function readSamplesInPool(pool: TaskRunner, plan: SamplesPlan): Pr
 }
 
 function readSamples(plan: SamplesPlan): ArrayBuffer {
-  const compressed = compressSync(encodeReadResponse(plan, threadCodec()), { copyOutputData: true });
+  const compressed = compressSync(encodeReadResponse(plan, threadCodec(), decodeHistogramChunk), { copyOutputData: true });
   // The library's Buffer may be external memory: copy it onto a plain ArrayBuffer that can move.
   const out = new Uint8Array(compressed.length);
   out.set(compressed);

@@ -23,10 +23,8 @@ const varint: FieldShape = { wire: WIRE.varint };
 const double: FieldShape = { wire: WIRE.fixed64 };
 const bytes: FieldShape = { wire: WIRE.len };
 const packedVarints: FieldShape = { wire: WIRE.varint, packed: WIRE.varint };
-const packedDoubles: FieldShape = { wire: WIRE.fixed64, packed: WIRE.fixed64 };
 
 const LABEL: MessageShape = { name: 'Label', fields: { 1: bytes, 2: bytes } };
-const BUCKET_SPAN: MessageShape = { name: 'BucketSpan', fields: { 1: varint, 2: varint } };
 
 /** prometheus.Exemplar: labels = 1, value = 2, timestamp = 3. */
 export const EXEMPLAR: MessageShape = {
@@ -34,27 +32,10 @@ export const EXEMPLAR: MessageShape = {
   fields: { 1: { wire: WIRE.len, message: LABEL }, 2: double, 3: varint },
 };
 
-/** prometheus.Histogram (proto/thanos/store/prompb/types.proto). */
-export const HISTOGRAM: MessageShape = {
-  name: 'Histogram',
-  fields: {
-    1: varint, 2: double, 3: double, 4: varint, 5: double, 6: varint, 7: double,
-    8: { wire: WIRE.len, message: BUCKET_SPAN }, 9: packedVarints, 10: packedDoubles,
-    11: { wire: WIRE.len, message: BUCKET_SPAN }, 12: packedVarints, 13: packedDoubles,
-    14: varint, 15: varint, 16: packedDoubles,
-  },
-};
-
 /** io.prometheus.write.v2.Exemplar: labels_refs = 1, value = 2, timestamp = 3. */
 export const EXEMPLAR_V2: MessageShape = {
   name: 'Exemplar',
   fields: { 1: packedVarints, 2: double, 3: varint },
-};
-
-/** io.prometheus.write.v2.Histogram: 1.0's fields plus start_timestamp = 17. */
-export const HISTOGRAM_V2: MessageShape = {
-  name: 'Histogram',
-  fields: { ...HISTOGRAM.fields, 17: varint },
 };
 
 /** io.prometheus.write.v2.Metadata: type = 1, help_ref = 3, unit_ref = 4. */
@@ -73,8 +54,9 @@ export const METRIC_METADATA: MessageShape = {
  * Checks that [r.pos, end) is a well-formed message of `shape`, nested
  * messages included, as the generated parsers of Thanos and Prometheus
  * would read it, and moves to `end`. Messages read only to be counted
- * (exemplars, histograms, metadata) go through this, so that a corrupt one
- * makes the request malformed here as it would there. The shapes are not
+ * (exemplars, metadata) go through this, so that a corrupt one
+ * makes the request malformed here as it would there. (Histograms are
+ * read in full: histogram-reader.ts.) The shapes are not
  * recursive, so neither is the depth.
  */
 export function checkMessage(r: WireReader, end: number, shape: MessageShape): void {

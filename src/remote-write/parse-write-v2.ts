@@ -11,11 +11,12 @@ import { releaseExemplarScratch, takeExemplarScratch, type ExemplarScratch } fro
 import type { HeadWasm } from '../head/head-wasm.js';
 import { metricTypeName, type MetricMetadataEntry } from '../metadata/metric-metadata.js';
 import { releaseScratch, takeScratch } from './batch-scratch.js';
+import { releaseHistogramScratch, takeHistogramScratch } from '../histograms/scratch.js';
 import { bytesText, MAX_CHARS } from './describe-series.js';
 import { malformedRequest } from './errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
-import { EXEMPLAR_V2, HISTOGRAM_V2, METADATA_V2, checkMessage } from './message-shapes.js';
+import { EXEMPLAR_V2, METADATA_V2, checkMessage } from './message-shapes.js';
 import { DEFAULT_TENANT, type ParsedWrite, type ParseWriteOptions } from './parse-write.js';
 import { SeriesParser } from './series-parser.js';
 import { WIRE, WireReader, wrongWireType } from './wire-reader.js';
@@ -62,7 +63,8 @@ class U32List {
  * unique, sorted, UTF-8), else the series is refused (invalidSeries), as
  * one whose metadata references lie outside the table; a series with
  * neither samples nor histograms is refused (emptySeries); native
- * histograms are refused as in 1.0; an exemplar whose references are
+ * histograms are read and checked as in 1.0 (their start_timestamp is
+ * read and not stored); an exemplar whose references are
  * invalid is refused (invalidExemplars). What is valid is still written.
  * Start timestamps (created timestamps) are read and not stored, as
  * Prometheus does by default.
@@ -99,8 +101,9 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
 
   const scratch = takeScratch();
   const exemplarScratch = takeExemplarScratch();
+  const histogramScratch = takeHistogramScratch();
   try {
-    const parser = new SeriesParser(r, scratch, encoder.encode(opts.tenantLabel), encoder.encode(tenant), exemplarScratch);
+    const parser = new SeriesParser(r, scratch, encoder.encode(opts.tenantLabel), encoder.encode(tenant), histogramScratch, exemplarScratch);
     const v2 = new SeriesV2(r, parser, symbols, exemplarScratch);
     r.pos = 0;
     let index = 0;
@@ -121,7 +124,8 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
       series,
       samples: parser.samples,
       invalidSeries: v2.invalidSeries,
-      histogramSamples: v2.histogramSamples,
+      histogramSamples: parser.histogramSamples,
+      invalidHistograms: parser.invalidHistograms,
       exemplars: v2.exemplars,
       emptySeries: v2.emptySeries,
       invalidExemplars: v2.invalidExemplars,
@@ -131,7 +135,8 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
     const metadata = v2.metadata();
     if (metadata.length > 0) parsed.metadata = metadata;
     if (v2.firstInvalid !== undefined) parsed.firstInvalid = v2.firstInvalid;
-    if (v2.firstHistogram !== undefined) parsed.firstHistogram = v2.firstHistogram;
+    if (histogramScratch.n > 0) parsed.histogramBatch = histogramScratch.finish(wasm);
+    if (parser.firstInvalidHistogram !== undefined) parsed.firstInvalidHistogram = parser.firstInvalidHistogram;
     if (v2.firstEmpty !== undefined) parsed.firstEmpty = v2.firstEmpty;
     if (v2.firstInvalidExemplar !== undefined) parsed.firstInvalidExemplar = v2.firstInvalidExemplar;
     return parsed;
@@ -139,6 +144,7 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
     // Malformed requests too: a stream of them must not allocate scratch each time.
     releaseScratch(scratch);
     releaseExemplarScratch(exemplarScratch);
+    releaseHistogramScratch(histogramScratch);
   }
 }
 
@@ -151,8 +157,6 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
 class SeriesV2 {
   invalidSeries = 0;
   firstInvalid: string | undefined;
-  histogramSamples = 0;
-  firstHistogram: string | undefined;
   exemplars = 0;
   invalidExemplars = 0;
   firstInvalidExemplar: string | undefined;
@@ -186,7 +190,7 @@ class SeriesV2 {
     const samplesStart = out.m;
     const refs = this.refs;
     refs.n = 0;
-    let histograms = 0;
+    parser.beginHistograms();
     let exemplars = 0;
     let mdType = 0, mdHelp = 0, mdUnit = 0;
     while (r.pos < end) {
@@ -219,8 +223,7 @@ class SeriesV2 {
           exemplars++;
           break;
         case TS_HISTOGRAMS:
-          checkMessage(r, r.len(end), HISTOGRAM_V2);
-          histograms++;
+          parser.histogram(r.len(end));
           break;
         case TS_METADATA: {
           // A message field given twice merges: each field read takes the last value.
@@ -270,17 +273,15 @@ class SeriesV2 {
       return;
     }
     const count = out.m - samplesStart;
-    if (count === 0 && histograms === 0) {
+    if (count === 0 && parser.histogramsRead === 0) {
       out.l = labelsStart;
       this.emptySeries++;
       this.firstEmpty ??= `series ${index} ${this.describe(refs)}: neither samples nor histograms`;
       return;
     }
-    if (histograms > 0) {
-      this.histogramSamples += histograms;
-      this.firstHistogram ??= `series ${index} ${this.describe(refs)}`;
-    }
     if (!parser.tenantDone) parser.putTenant();
+    const refused = parser.keepHistograms(labelsStart);
+    if (refused !== undefined) parser.firstInvalidHistogram = `series ${index} ${this.describe(refs)}: ${refused}`;
     if (exemplars > 0) {
       this.exemplars += exemplars;
       this.exemplarsOf(start, end, index, refs, labelsStart, out.l - labelsStart);
@@ -312,6 +313,7 @@ class SeriesV2 {
     const out = this.parser.out;
     out.l = labelsStart;
     out.m = samplesStart;
+    this.parser.dropHistograms();
     this.invalidSeries++;
     this.firstInvalid ??= message;
   }

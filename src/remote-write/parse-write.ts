@@ -2,6 +2,7 @@ import { releaseExemplarScratch, takeExemplarScratch } from '../exemplars/exempl
 import type { HeadWasm } from '../head/head-wasm.js';
 import type { MetricMetadataEntry } from '../metadata/metric-metadata.js';
 import { releaseScratch, takeScratch } from './batch-scratch.js';
+import { releaseHistogramScratch, takeHistogramScratch } from '../histograms/scratch.js';
 import { badParseOption, malformedRequest } from './errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
@@ -55,10 +56,24 @@ export interface ParsedWrite {
   invalidSeries: number;
   /** What was wrong with the first refused series, e.g. `series 3 {__name__="up", b="1", a="2"}: label names not sorted ("b" before "a")` (index from 0). */
   firstInvalid?: string;
-  /** Native histogram samples refused (Strata stores floats only), in series with valid labels. */
+  /**
+   * Histogram batch (src/histograms/batch-layout.ts) of the native
+   * histograms that passed Prometheus' checks, in valid series, in request
+   * order: tenant label merged in, label hashes filled. Owned by the
+   * caller; absent when there is none.
+   */
+  histogramBatch?: ArrayBuffer;
+  /** Native histogram samples in `histogramBatch`. */
   histogramSamples: number;
-  /** The first series that carried histogram samples, e.g. `series 5 {__name__="rpc_seconds"}`. */
-  firstHistogram?: string;
+  /** Native histograms refused by Prometheus' checks (in series with valid labels; InvalidArgument). */
+  invalidHistograms: number;
+  /**
+   * What was wrong with the first refused histogram, naming its series,
+   * e.g. `series 5 {__name__="rpc_seconds"}: histogram 0 at 1000: negative
+   * side: bucket number 2 has observation count of -1: histogram has a
+   * bucket whose observation count is negative` (indices from 0).
+   */
+  firstInvalidHistogram?: string;
   /** Exemplars in series with valid labels (in `exemplarBatch`, or refused as `invalidExemplars`). */
   exemplars: number;
   /**
@@ -182,12 +197,14 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
 
   const scratch = takeScratch();
   const exemplarScratch = takeExemplarScratch();
+  const histogramScratch = takeHistogramScratch();
   let parser: SeriesParser;
   let batch: ArrayBuffer;
+  let histogramBatch: ArrayBuffer | undefined;
   let exemplarBatch: ArrayBuffer | undefined;
   let metadata: MetricMetadataEntry[] | undefined;
   try {
-    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant), exemplarScratch);
+    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant), histogramScratch, exemplarScratch);
     // Second walk over the top level: the first one checked it, so only
     // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
@@ -208,11 +225,13 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
       }
     }
     batch = scratch.finish(wasm);
+    if (histogramScratch.n > 0) histogramBatch = histogramScratch.finish(wasm);
     exemplarBatch = exemplarScratch.finish();
   } finally {
     // Malformed requests too: a stream of them must not allocate scratch each time.
     releaseScratch(scratch);
     releaseExemplarScratch(exemplarScratch);
+    releaseHistogramScratch(histogramScratch);
   }
 
   const parsed: ParsedWrite = {
@@ -223,12 +242,14 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     samples: parser.samples,
     invalidSeries: parser.invalidSeries,
     histogramSamples: parser.histogramSamples,
+    invalidHistograms: parser.invalidHistograms,
     exemplars: parser.exemplars,
     emptySeries: 0,
     invalidExemplars: 0,
   };
   if (parser.firstInvalid !== undefined) parsed.firstInvalid = parser.firstInvalid;
-  if (parser.firstHistogram !== undefined) parsed.firstHistogram = parser.firstHistogram;
+  if (histogramBatch !== undefined) parsed.histogramBatch = histogramBatch;
+  if (parser.firstInvalidHistogram !== undefined) parsed.firstInvalidHistogram = parser.firstInvalidHistogram;
   if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
   if (metadata !== undefined) parsed.metadata = metadata;
   return parsed;

@@ -32,7 +32,7 @@ type ParseWriteAnswer =
   /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
   | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
 
-/** Worker half: parses the request; the answer's batch is moved back, not copied. */
+/** Worker half: parses the request; the answer's batches are moved back, not copied. */
 export const parseWriteTask: PoolTask<ParseWriteMessage> = {
   op: 'parseWrite',
   run: parseWrite,
@@ -46,7 +46,8 @@ export const parseWriteTask: PoolTask<ParseWriteMessage> = {
  * moved to the worker and `bytes` is empty (detached) afterwards;
  * otherwise exactly its bytes are copied (one copy, then moved) and
  * `bytes`, with the buffer it views, is left as it was. The answer's
- * batch was moved back, not copied, and belongs to the caller.
+ * batches (floats, histograms, exemplars) were moved back, not copied,
+ * and belong to the caller.
  *
  * @throws MalformedRequestError when the bytes are not a valid message.
  * @throws SnappyBodyError when `body.snappy` is given and the bytes are not
@@ -97,6 +98,10 @@ function parseWrite({ bytes: body, opts, snappy }: ParseWriteMessage): unknown {
     if (!(err instanceof MalformedRequestError)) throw err;
     return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
   }
-  const ex = answer.parsed.exemplarBatch;
-  return movedWith(answer, ex === undefined ? answer.parsed.batch : [answer.parsed.batch, ex]);
+  // Every batch is moved back, not copied: floats, histograms, exemplars.
+  const { batch, histogramBatch, exemplarBatch } = answer.parsed;
+  const moving = [batch];
+  if (histogramBatch !== undefined) moving.push(histogramBatch);
+  if (exemplarBatch !== undefined) moving.push(exemplarBatch);
+  return movedWith(answer, moving.length === 1 ? batch : moving);
 }

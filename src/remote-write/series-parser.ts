@@ -7,7 +7,10 @@ import { malformedRequest } from './errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
 import type { Rule, Violation } from './label-rules.js';
-import { EXEMPLAR, HISTOGRAM, checkMessage } from './message-shapes.js';
+import { EXEMPLAR, checkMessage } from './message-shapes.js';
+import { HistogramFields, validateHistogram } from '../histograms/fields.js';
+import type { HistogramScratch } from '../histograms/scratch.js';
+import { readHistogram } from './histogram-reader.js';
 import { invalidUtf8At } from './utf8.js';
 import { WIRE, wrongWireType } from './wire-reader.js';
 import type { WireReader } from './wire-reader.js';
@@ -44,17 +47,27 @@ const EXEMPLAR_TIMESTAMP = (3 << 3) | WIRE.varint;
  * second walk over that series only (exemplars may come before its labels
  * on the wire), so series without exemplars cost nothing more.
  *
+ * Native histograms go to the histogram scratch (src/histograms): each is
+ * read and checked as Prometheus checks it as it comes; one that fails is
+ * left out and counted (the first named with its series), the others are
+ * kept when the series' labels are valid, under a copy of its canonical
+ * label bytes.
+ *
  * The remote write 2.0 parser (parse-write-v2.ts) drives the same label,
- * sample and tenant code through begin(), putLabel(), sample() and
- * putTenant(), and reads the violation `v`.
+ * sample, histogram and tenant code through begin(), putLabel(), sample(),
+ * beginHistograms(), histogram(), keepHistograms() and putTenant(), and
+ * reads the violation `v`.
  */
 export class SeriesParser {
   /** Float samples written into the batch. */
   samples = 0;
   invalidSeries = 0;
   firstInvalid: string | undefined;
+  /** Native histogram samples written into the histogram scratch. */
   histogramSamples = 0;
-  firstHistogram: string | undefined;
+  /** Native histograms refused by Prometheus' checks, in series with valid labels. */
+  invalidHistograms = 0;
+  firstInvalidHistogram: string | undefined;
   /** Exemplars in series with valid labels (put in the exemplar scratch, or dropped: see exemplar()). */
   exemplars = 0;
 
@@ -70,6 +83,13 @@ export class SeriesParser {
   /** The tenant label in canonical form, `name 0xFF value 0xFF`. */
   private readonly tenantBytes: Uint8Array;
   private readonly tenantView: DataView;
+  private readonly fields = new HistogramFields();
+  // Histograms of the current series: where they start in the scratch,
+  // how many were read, and the first refused one.
+  private histStart = 0;
+  private histRead = 0;
+  private histBad = 0;
+  private histBadText: string | undefined;
 
   /**
    * @param tenantName - the tenant label's name, UTF-8, non-empty
@@ -80,6 +100,8 @@ export class SeriesParser {
     readonly out: BatchScratch,
     private readonly tenantName: Uint8Array,
     tenantValue: Uint8Array,
+    /** Where native histograms go. */
+    readonly hs: HistogramScratch,
     /** Where exemplars go; none collected when absent. */
     readonly ex?: ExemplarScratch,
   ) {
@@ -100,7 +122,7 @@ export class SeriesParser {
     const labelsStart = out.l;
     const samplesStart = out.m;
     this.begin();
-    let histograms = 0;
+    this.beginHistograms();
     let exemplars = 0;
     while (r.pos < end) {
       const at = r.pos;
@@ -117,8 +139,7 @@ export class SeriesParser {
           exemplars++;
           break;
         case TS_HISTOGRAMS:
-          checkMessage(r, r.len(end), HISTOGRAM);
-          histograms++;
+          this.histogram(r.len(end));
           break;
         default:
           if (tag >>> 3 <= 4) throw wrongWireType(at, 'TimeSeries', tag >>> 3, tag & 7, WIRE.len);
@@ -129,16 +150,15 @@ export class SeriesParser {
     if (this.v.rule !== RULE.ok) {
       out.l = labelsStart;
       out.m = samplesStart;
+      this.dropHistograms();
       this.invalidSeries++;
       this.firstInvalid ??= `series ${index} ${describeLabels(r.buf, start, end)}: ${violationText(r.buf, this.v)}`;
       return;
     }
     this.exemplars += exemplars;
-    if (histograms > 0) {
-      this.histogramSamples += histograms;
-      this.firstHistogram ??= `series ${index} ${describeLabels(r.buf, start, end)}`;
-    }
     if (!this.tenantDone) this.putTenant();
+    const refused = this.keepHistograms(labelsStart);
+    if (refused !== undefined) this.firstInvalidHistogram = `series ${index} ${describeLabels(r.buf, start, end)}: ${refused}`;
     // Prometheus sends a series' exemplars in a TimeSeries of their own,
     // without samples: they are taken before such a series is let go.
     if (exemplars > 0 && this.ex !== undefined) this.exemplarsOf(start, end, labelsStart, out.l - labelsStart);
@@ -232,6 +252,63 @@ export class SeriesParser {
     // Prometheus and Thanos Receive drop exemplars they cannot take.
     if (!labels.write(r.buf, ex)) return;
     ex.add(tsLo, tsHi, vLo, vHi, seriesOff, seriesLen, labels.off, labels.len);
+  }
+
+  /** Starts the histograms of a series (before its first histogram is read). */
+  beginHistograms(): void {
+    this.histStart = this.hs.m;
+    this.histRead = 0;
+    this.histBad = 0;
+    this.histBadText = undefined;
+  }
+
+  /** Histograms read since beginHistograms(), kept or refused. */
+  get histogramsRead(): number {
+    return this.histRead;
+  }
+
+  /**
+   * Reads the Histogram at [r.pos, stop) and checks it: into the histogram
+   * scratch when Prometheus would take it, else counted as refused with
+   * the reason. Leaves r.pos at stop.
+   */
+  histogram(stop: number): void {
+    const h = this.fields;
+    readHistogram(this.r, stop, h);
+    const i = this.histRead++;
+    const bad = validateHistogram(h);
+    if (bad === undefined) {
+      this.hs.addSample(h);
+      return;
+    }
+    if (this.histBad++ === 0) this.histBadText = `histogram ${i} at ${h.t}: ${bad}`;
+  }
+
+  /**
+   * Keeps the histograms read for the current series, whose labels are
+   * valid and written (tenant merged in) at [labelsStart, out.l) of the
+   * batch scratch: one histogram entry under a copy of those label bytes.
+   * Refused ones are counted. Returns what was wrong with the series'
+   * first refused histogram when the request names none yet (the caller
+   * sets firstInvalidHistogram, naming the series), else undefined.
+   */
+  keepHistograms(labelsStart: number): string | undefined {
+    const hs = this.hs;
+    const count = hs.m - this.histStart;
+    if (count > 0) {
+      const len = this.out.l - labelsStart;
+      const off = hs.putLabels(this.out.labels, labelsStart, len);
+      hs.addEntry(off, len, this.histStart, count);
+      this.histogramSamples += count;
+    }
+    if (this.histBad === 0) return undefined;
+    this.invalidHistograms += this.histBad;
+    return this.firstInvalidHistogram === undefined ? this.histBadText : undefined;
+  }
+
+  /** Forgets the histograms of the current series (its labels were refused). */
+  dropHistograms(): void {
+    this.hs.truncate(this.histStart);
   }
 
   /** Reads a Sample at [r.pos, stop) into the next row of the ts and vals columns. */

@@ -1,4 +1,5 @@
 import { threadCodec } from '../codec/index.js';
+import { decodeHistogramChunk, encodeHistogramChunks } from '../codec/chunk-samples.js';
 import { ENC_XOR } from '../blocks/types.js';
 import type { LabelMatcher } from '../index/types.js';
 import { compareLabels } from '../index/utf8-order.js';
@@ -239,7 +240,7 @@ class SidecarSeriesSet implements SeriesSet {
     const out: StoredChunk[] = [];
     for (const c of chunks) {
       if (c.minT >= from) out.push(c);
-      else if (c.maxT >= from) out.push(cutBelow(c, from));
+      else if (c.maxT >= from) for (const part of cutBelow(c, from)) out.push(part);
     }
     return out;
   }
@@ -267,16 +268,31 @@ class SidecarSeriesSet implements SeriesSet {
   }
 }
 
-/** The samples of an XOR chunk at or after `from`, encoded again; other encodings pass whole (they cannot be cut yet). */
-function cutBelow(c: StoredChunk, from: number): StoredChunk {
-  if ((c.encoding ?? ENC_XOR) !== ENC_XOR) return c;
+/**
+ * The samples of a chunk at or after `from`, encoded again in the chunk's
+ * encoding (a chunk crossing the blocks' end: the blocks answer what came
+ * before). A histogram chunk's tail is encoded by the histogram chunker
+ * (src/codec/chunk-samples.ts): the tail of a valid chunk needs no cut
+ * but the one after 120 samples (a head chunk may hold up to 240); its
+ * header says gauge for a gauge chunk and unknown otherwise (the chunk
+ * before it now ends in a block), which a reader resolves against the
+ * block's last sample as Prometheus' does.
+ */
+function cutBelow(c: StoredChunk, from: number): StoredChunk[] {
+  const enc = c.encoding ?? ENC_XOR;
+  if (enc !== ENC_XOR) {
+    const d = decodeHistogramChunk(enc, c.data);
+    let k = 0;
+    while (k < d.t.length && d.t[k]! < from) k++;
+    return encodeHistogramChunks(enc, d.t.slice(k), d.h.slice(k));
+  }
   const codec = threadCodec();
   const { timestamps, values } = codec.decode(c.data);
   let k = 0;
   const f = BigInt(from);
   while (k < timestamps.length && timestamps[k]! < f) k++;
   const ts = timestamps.subarray(k);
-  return { minT: Number(ts[0]), maxT: c.maxT, data: codec.encode(ts.slice(), values.slice(k)) };
+  return [{ minT: Number(ts[0]), maxT: c.maxT, data: codec.encode(ts.slice(), values.slice(k)) }];
 }
 
 /** Stored labels with the external labels merged in as Prometheus' remote read merges them: a stored label of the same name wins. */

@@ -1,5 +1,5 @@
 import type { Db } from '../db/db.js';
-import { rejectionError } from '../db/rejections.js';
+import { joinRejections, rejectionError } from '../db/rejections.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { writeRequestTenant } from '../remote-write/parse-write.js';
@@ -17,7 +17,7 @@ import { invalidArgument } from './errors.js';
  */
 export interface WriteOutcome {
   samples: number;
-  /** Native histogram samples: this store takes none yet. */
+  /** Native histogram samples, counted as samples are. */
   histograms: number;
   exemplars: number;
   error?: Error;
@@ -27,9 +27,13 @@ export interface WriteOutcome {
  * One remote-write request, from raw bytes: parsed in the pool (labels
  * validated, tenant label merged, hashes computed), appended by the engine
  * on this thread. Valid series are written even when others are refused.
- * Refusals: invalid label sets and native histograms are InvalidArgument;
- * sample conflicts AlreadyExists (when both happen, InvalidArgument, the
- * one retrying cannot fix, names both).
+ * Native histograms (an integer or a float one per sample) go to the head
+ * after the float samples, as Thanos Receive appends a series' samples
+ * before its histograms. Refusals: invalid label sets and histograms that
+ * fail Prometheus' checks are InvalidArgument, naming the first series and
+ * what was wrong; sample conflicts (floats and histograms alike)
+ * AlreadyExists (when both happen, InvalidArgument, the one retrying
+ * cannot fix, names both).
  *
  * Exemplars go to the exemplar store once the samples are appended (their
  * series must be in the head, as in Prometheus); metadata to the metadata
@@ -83,19 +87,19 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
   const parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? {} : { snappy });
   if (limits !== undefined) {
     if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
-    limits.admitContent(parsed.tenant, parsed.series, parsed.samples);
+    limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
   }
   const batch = parsed.batch;
   const result = viewAppendBatch(batch).entries > 0 ? db.append(batch) : undefined;
+  const hBatch = parsed.histogramBatch;
+  const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
   const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
   if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
   const v2 = opts.dialect === 'prometheus-v2';
   const problems: string[] = [];
   if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
   if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
-  if (parsed.histogramSamples > 0) {
-    problems.push(`${parsed.histogramSamples} native histogram samples, which this store does not take (first: ${parsed.firstHistogram})`);
-  }
+  if (parsed.invalidHistograms > 0) problems.push(`${parsed.invalidHistograms} invalid native histograms (first: ${parsed.firstInvalidHistogram})`);
   if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
   // 2.0 may not answer 2xx while anything sent was not written; 1.0 drops
   // such exemplars silently, as Prometheus and Thanos Receive do.
@@ -104,8 +108,15 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
     if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
   }
-  const rejected = result === undefined ? undefined : rejectionError(result, batch);
-  const written = { samples: result === undefined ? 0 : result.appended + result.ignored, histograms: 0, exemplars: exemplars?.written ?? 0 };
+  const rejected = joinRejections(
+    result === undefined ? undefined : rejectionError(result, batch),
+    hResult === undefined ? undefined : rejectionError(hResult, hBatch!),
+  );
+  const written = {
+    samples: result === undefined ? 0 : result.appended + result.ignored,
+    histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,
+    exemplars: exemplars?.written ?? 0,
+  };
   if (problems.length > 0) {
     if (rejected !== undefined) problems.push(rejected.message);
     return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };

@@ -8,7 +8,7 @@ import { ExemplarBatchView } from '../../src/exemplars/exemplar-batch.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
 import type { ParsedWrite } from '../../src/remote-write/parse-write.js';
 import { METRIC_TYPE, rw2Bytes, rw2Histogram, Symbols, type Rw2Series } from '../support/rw2.js';
-import { bitsOf, decodeBatch, parse, prometheusRequest, series } from './support.js';
+import { bitsOf, decodeBatch, decodeHistogramBatch, parse, prometheusRequest, series } from './support.js';
 
 const v2 = (bytes: Uint8Array, tenant?: string): ParsedWrite => parse(bytes, { dialect: 'prometheus-v2', ...(tenant === undefined ? {} : { tenant }) });
 
@@ -85,7 +85,8 @@ describe('parseWriteRequest, remote write 2.0: series into the append batch', ()
     assert.deepEqual(entries.map((e) => e.timestamps), [[10n], [20n]]);
     assert.deepEqual(entries.map((e) => e.valueBits), [[bitsOf(1)], [bitsOf(2)]]);
     assert.equal(parsed.histogramSamples, 3);
-    assert.equal(parsed.firstHistogram, 'series 0 {__name__="test_metric1", b="c", baz="qux", d="e", foo="bar"}');
+    assert.equal(parsed.invalidHistograms, 0);
+    assert.deepEqual(decodeHistogramBatch(parsed.histogramBatch!).map((e) => e.t), [[10, 20], [50]]);
     assert.equal(parsed.exemplars, 2);
     const series0 = ['__name__', 'test_metric1', 'b', 'c', 'baz', 'qux', 'd', 'e', 'foo', 'bar', 'tenant_id', 'default-tenant'];
     assert.deepEqual(exemplarsOf(parsed), [

@@ -7,7 +7,7 @@ import { MetricMetadata_MetricType } from '../../src/gen/prometheus/types.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
 import { batchBuilder } from '../support/db.js';
 import {
-  bitsOf, decodeBatch, histogram, parse, prometheusRequest, rawSeries, requestOf, series, thanosRequest,
+  bitsOf, decodeBatch, decodeHistogramBatch, histogram, parse, prometheusRequest, rawSeries, requestOf, series, thanosRequest,
 } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
@@ -200,7 +200,7 @@ describe('parseWriteRequest: replica, histograms, exemplars, metadata', () => {
     assert.equal(parse(thanosRequest([series(['a', '1'])])).replica, 0);
   });
 
-  test('counts native histogram samples as refused, names the first series, and keeps its float samples', () => {
+  test('takes native histogram samples into the histogram batch beside the float samples of the same series', () => {
     const bytes = thanosRequest([
       series(['a', '1']),
       series(['__name__', 'rpc_seconds', 'job', 'api'], [[1n, 2]], { histograms: [histogram(1n), histogram(2n)] }),
@@ -208,9 +208,10 @@ describe('parseWriteRequest: replica, histograms, exemplars, metadata', () => {
     ]);
     const parsed = parse(bytes);
     assert.equal(parsed.histogramSamples, 3);
-    assert.equal(parsed.firstHistogram, 'series 1 {__name__="rpc_seconds", job="api"}');
+    assert.equal(parsed.invalidHistograms, 0);
     assert.equal(parsed.samples, 2);
     assert.deepEqual(decodeBatch(parsed.batch).map((e) => e.labels[1]), ['1', 'rpc_seconds']);
+    assert.deepEqual(decodeHistogramBatch(parsed.histogramBatch!).map((e) => [e.labels[1], e.t]), [['rpc_seconds', [1, 2]], ['other', [3]]]);
   });
 
   test('takes exemplars into the exemplar batch, those of a series without samples too (Prometheus sends them apart)', () => {

@@ -4,7 +4,7 @@ import { CodecPool } from '../../src/pool/codec-pool.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
 import { parseWriteInPool } from '../../src/remote-write/pool-task.js';
 import { METRIC_TYPE, rw2Bytes, Symbols } from '../support/rw2.js';
-import { decodeBatch, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
+import { decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
 
@@ -40,6 +40,17 @@ describe('parseWriteInPool', () => {
     assert.deepEqual({ ...v2Pooled, batch: undefined }, { ...v2Direct, batch: undefined });
     assert.deepEqual(v2Pooled.metadata, [{ family: 'v2', type: 'gauge', help: 'Help.', unit: '' }]);
     assert.deepEqual(new Uint8Array(v2Pooled.batch), new Uint8Array(v2Direct.batch));
+  });
+
+  test('moves the histogram batch back beside the append batch, as the direct call makes it', async () => {
+    const h = histogram(9n);
+    const bytes = thanosRequest([series(['__name__', 'h'], [[7n, 1]], { histograms: [h, { ...h, timestamp: 10n }, { ...h, schema: 99, timestamp: 11n }] })]);
+    const direct = parse(bytes);
+    const pooled = await parseWriteInPool(pool, bytes.slice(), { dialect: 'thanos', tenantLabel: 'tenant_id' });
+    assert.ok(pooled.histogramBatch instanceof ArrayBuffer);
+    assert.deepEqual(new Uint8Array(pooled.histogramBatch), new Uint8Array(direct.histogramBatch!));
+    assert.deepEqual([pooled.histogramSamples, pooled.invalidHistograms], [2, 1]);
+    assert.equal(pooled.firstInvalidHistogram, direct.firstInvalidHistogram);
   });
 
   test('keeps the stale marker bits across the threads', async () => {

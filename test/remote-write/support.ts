@@ -11,6 +11,9 @@ import { viewAppendBatch } from '../../src/head/append-batch.js';
 import { ENTRY, instantiateHeadWasm } from '../../src/head/head-wasm.js';
 import type { HeadWasm } from '../../src/head/head-wasm.js';
 import { parseWriteRequest } from '../../src/remote-write/parse-write.js';
+import { viewHistogramBatch } from '../../src/histograms/batch-layout.js';
+import { bodyIsFloat, decodeBody } from '../../src/histograms/body.js';
+import type { FloatHistogram, Histogram as HistogramSample } from '../../src/codec/histogram-types.js';
 import type { ParsedWrite, ParseWriteOptions } from '../../src/remote-write/parse-write.js';
 
 let shared: HeadWasm | undefined;
@@ -130,4 +133,61 @@ export function bitsOf(x: number): bigint {
   const d = new DataView(new ArrayBuffer(8));
   d.setFloat64(0, x, true);
   return d.getBigUint64(0, true);
+}
+
+/** One entry of a histogram batch, in plain values. */
+export interface HistogramBatchEntry {
+  hash: bigint;
+  /** Flat [name, value, ...]. */
+  labels: string[];
+  t: number[];
+  /** Each sample's body decoded, and whether it is a float histogram. */
+  h: (HistogramSample | FloatHistogram)[];
+  float: boolean[];
+  /** Each sample's body bytes. */
+  bodies: Uint8Array[];
+}
+
+/** Every entry of a histogram batch, checking its layout on the way. */
+export function decodeHistogramBatch(batch: ArrayBuffer): HistogramBatchEntry[] {
+  const v = viewHistogramBatch(batch);
+  const d = new DataView(batch);
+  const bodies = new Uint8Array(batch, v.bodiesAt, v.bodyBytes);
+  const out: HistogramBatchEntry[] = [];
+  let next = 0;
+  for (let i = 0; i < v.entries; i++) {
+    const e = v.entriesAt + i * ENTRY.size;
+    const off = d.getUint32(e + ENTRY.labelsOff, true);
+    const len = d.getUint32(e + ENTRY.labelsLen, true);
+    const start = d.getUint32(e + ENTRY.start, true);
+    const count = d.getUint32(e + ENTRY.count, true);
+    if (start !== next) throw new Error(`entry ${i}: samples start at ${start}, not ${next}`);
+    next = start + count;
+    if (len === 0 || new Uint8Array(batch, v.labelsAt + off + len - 1, 1)[0] !== 0xff) throw new Error(`entry ${i}: label bytes do not end in 0xFF`);
+    const labels = decodeLabelBytes(new Uint8Array(batch, v.labelsAt + off, len));
+    const entry: HistogramBatchEntry = { hash: d.getBigUint64(e + ENTRY.hash, true), labels, t: [], h: [], float: [], bodies: [] };
+    for (let k = start; k < start + count; k++) {
+      entry.t.push(Number(d.getBigInt64(v.timestampsAt + k * 8, true)));
+      const from = d.getUint32(v.offsetsAt + k * 4, true);
+      const to = d.getUint32(v.offsetsAt + (k + 1) * 4, true);
+      entry.h.push(decodeBody(bodies, from, to));
+      entry.float.push(bodyIsFloat(bodies, from));
+      entry.bodies.push(bodies.slice(from, to));
+    }
+    out.push(entry);
+  }
+  if (next !== v.samples) throw new Error(`entries hold ${next} samples, the header says ${v.samples}`);
+  return out;
+}
+
+function decodeLabelBytes(bytes: Uint8Array): string[] {
+  const labels: string[] = [];
+  let from = 0;
+  for (let k = 0; k < bytes.length; k++) {
+    if (bytes[k] === 0xff) {
+      labels.push(decoder.decode(bytes.subarray(from, k)));
+      from = k + 1;
+    }
+  }
+  return labels;
 }

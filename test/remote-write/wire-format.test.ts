@@ -176,7 +176,7 @@ describe('wire format: malformed requests', () => {
     malformed(cat(ld(0x0a, cat(label('a', '1'), ld(0x12, b(0x1d, 1, 2))))), /fixed32 value runs past the end/);
   });
 
-  test('checks exemplars, histograms and metadata as the generated parsers read them, though it only counts them', () => {
+  test('checks exemplars, histograms and metadata as the generated parsers read them', () => {
     const inSeries = (tag: number, body: Uint8Array) => cat(ld(0x0a, cat(label('a', '1'), ld(tag, body))));
     // Exemplar: a label whose value runs past the label, though not past the exemplar.
     malformed(inSeries(0x1a, cat(b(0x0a, 6, 0x0a, 1, 0x74, 0x12, 3), str('xyz'))), /at byte 18: length 3 runs past the end of its message \(1 bytes left\)/);
@@ -189,7 +189,9 @@ describe('wire format: malformed requests', () => {
     malformed(ld(0x1a, b(0x08, 0x01, 0x10, 0x01)), /MetricMetadata field 2 has wire type varint, expected length-delimited/, { dialect: 'prometheus' });
     // Repeated numbers, packed or not, are both fine.
     const ok = parse(cat(inSeries(0x22, b(0x4a, 2, 0x01, 0x02, 0x48, 0x03, 0x52, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0x51, 0, 0, 0, 0, 0, 0, 0, 0))));
-    assert.equal(ok.histogramSamples, 1);
+    // Read whole (deltas -1, 1, -2), then refused by Prometheus' checks, not as malformed.
+    assert.equal(ok.invalidHistograms, 1);
+    assert.match(ok.firstInvalidHistogram!, /negative side: spans need 0 buckets, have 3 buckets/);
   });
 
   test('an unknown length-delimited field is skipped whole, whatever its bytes', () => {

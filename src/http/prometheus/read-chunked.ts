@@ -2,7 +2,8 @@
  * STREAMED_XOR_CHUNKS answers of remote read (WIRE.md): a stream of frames,
  * each the uvarint length of a prometheus.ChunkedReadResponse, the CRC32C
  * (Castagnoli) of its bytes, big-endian, then the bytes. Chunks go out as
- * stored, never decoded or re-encoded.
+ * stored, never decoded or re-encoded, native histogram chunks included
+ * (types 2 and 3, as Prometheus streams its own).
  *
  * As Prometheus does, a frame holds one series (its client reads exactly one
  * per frame), and a series whose chunks pass about 1 MiB continues in the
@@ -31,7 +32,11 @@ const CHUNK_MIN_TIME = 1;
 const CHUNK_MAX_TIME = 2;
 const CHUNK_TYPE = 3;
 const CHUNK_DATA = 4;
-/** Prometheus' chunk encoding numbers, which this message uses as they are (XOR 1; thanos.Chunk's XOR is 0). */
+/**
+ * Prometheus' chunk encoding numbers, which this message's type uses as
+ * they are (prompb Chunk.Encoding: XOR 1, HISTOGRAM 2, FLOAT_HISTOGRAM 3;
+ * thanos.Chunk's are one less): a stored chunk without an encoding is XOR.
+ */
 const XOR = 1;
 
 function chunkSize(c: StoredChunk): number {

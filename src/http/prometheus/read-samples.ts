@@ -10,7 +10,10 @@ import type { SamplesPlan } from '../../remote-read/samples-encoding.js';
 import { encodeLabels } from '../../store/series-frames.js';
 import type { QuerySelection } from './read-select.js';
 
-/** Samples the chunks of `selections` hold, by their headers (the range may answer fewer). */
+/** Prometheus' XOR encoding: a stored chunk without an encoding is one. */
+const XOR = 1;
+
+/** Samples the chunks of `selections` hold, by their headers (the range may answer fewer; histogram chunks count theirs the same way). */
 export function countSamples(selections: readonly QuerySelection[]): number {
   let n = 0;
   for (const q of selections) for (const s of q.series) for (const c of s.chunks) n += chunkSampleCount(c.data);
@@ -26,6 +29,7 @@ export function planSamples(selections: readonly QuerySelection[]): SamplesPlan 
   const labelOffsets = new Uint32Array(seriesCount + 1);
   const ranges = new Float64Array(selections.length * 2);
   const chunks: Uint8Array[] = [];
+  const encodings: number[] = [];
   const labelParts: Uint8Array[] = [];
   let s = 0;
   selections.forEach((q, qi) => {
@@ -35,7 +39,10 @@ export function planSamples(selections: readonly QuerySelection[]): SamplesPlan 
       const labels = encodeLabels(series.labels);
       labelParts.push(labels);
       labelOffsets[s + 1] = labelOffsets[s]! + labels.length;
-      for (const c of series.chunks) chunks.push(c.data);
+      for (const c of series.chunks) {
+        chunks.push(c.data);
+        encodings.push(c.encoding ?? XOR);
+      }
       seriesChunks[s + 1] = chunks.length;
       s++;
     }
@@ -43,5 +50,5 @@ export function planSamples(selections: readonly QuerySelection[]): SamplesPlan 
   });
   const labels = new Uint8Array(labelOffsets[seriesCount]!);
   labelParts.forEach((l, i) => labels.set(l, labelOffsets[i]!));
-  return { chunks: packChunkBatch(chunks), labels, labelOffsets, seriesChunks, querySeries, ranges };
+  return { chunks: packChunkBatch(chunks), encodings: Uint8Array.from(encodings), labels, labelOffsets, seriesChunks, querySeries, ranges };
 }

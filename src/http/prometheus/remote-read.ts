@@ -6,9 +6,11 @@
  * The answer type is the first of the client's accepted_response_types that
  * is served (SAMPLES when it lists none):
  * - SAMPLES: one snappy ReadResponse, planned here (read-samples.ts) and
- *   encoded in the worker pool (src/remote-read/samples-task.ts);
+ *   encoded in the worker pool (src/remote-read/samples-task.ts): float
+ *   samples in `samples`, native histograms in `histograms`;
  * - STREAMED_XOR_CHUNKS: ChunkedReadResponse frames with the chunks as
- *   stored (read-chunked.ts), written as the socket takes them.
+ *   stored (read-chunked.ts), histogram chunks with their types 2 and 3,
+ *   written as the socket takes them.
  * Everything that can fail with a status (body, matchers, limits) fails
  * before the first byte of the answer.
  */

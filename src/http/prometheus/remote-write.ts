@@ -7,8 +7,11 @@
  * `proto` parameter. Decompression and parsing run in the worker pool; the
  * engine appends on this thread.
  *
+ * Native histograms (integer and float) are stored beside float samples.
  * Answers: 204 when everything was stored; 400 for a body that does not
- * decode or invalid label sets; 409 for sample conflicts (2.0: 400, as its
+ * decode, invalid label sets or native histograms that fail Prometheus'
+ * checks (naming the first series and why); 409 for sample conflicts,
+ * floats and histograms alike (2.0: 400, as its
  * specification requires for every invalid sample); 413 over the body
  * limit; 415 for a protobuf message or encoding not served; 503 while not
  * ready. The valid series of a refused request are stored. 2.0 answers

@@ -69,15 +69,22 @@ export interface PrometheusProcess {
  * Starts Prometheus with `config(port)` as its configuration (the port is
  * chosen first, so a configuration can name its own address) and `flags`
  * (say `--enable-feature=exemplar-storage`), and waits until /-/ready
- * answers 200.
+ * answers 200. `seed` may fill the storage directory first (say, with
+ * blocks to read).
  */
-export async function startPrometheus(name: string, config: (port: number) => string, flags: readonly string[] = []): Promise<PrometheusProcess> {
+export async function startPrometheus(
+  name: string,
+  config: (port: number) => string,
+  flags: readonly string[] = [],
+  options: { seed?: (dataDir: string) => void } = {},
+): Promise<PrometheusProcess> {
   const binary = prometheusBinary();
   if (binary === undefined) throw new Error('prometheus is not on PATH');
   const dir = mkdtempSync(join(tmpdir(), `strata-e2e-${name}-`));
   const port = await freePort();
   const configFile = join(dir, 'prometheus.yml');
   writeFileSync(configFile, config(port));
+  options.seed?.(join(dir, 'data'));
   const child = spawn(binary, [
     `--config.file=${configFile}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,

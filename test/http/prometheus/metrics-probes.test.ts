@@ -91,7 +91,7 @@ describe('GET /metrics', () => {
     const before = await scrape(b);
     for (const family of [
       'strata_build_info', 'strata_ready',
-      'strata_samples_ingested_total', 'strata_samples_ignored_total', 'strata_samples_rejected_total', 'strata_series_created_total',
+      'strata_samples_ingested_total', 'strata_samples_ignored_total', 'strata_histogram_samples_ingested_total', 'strata_histogram_samples_ignored_total', 'strata_samples_rejected_total', 'strata_series_created_total',
       'strata_head_series', 'strata_wal_storage_size_bytes', 'strata_head_chunks_storage_size_bytes',
       'strata_http_requests_total', 'strata_http_request_duration_seconds',
       'strata_grpc_requests_total', 'strata_grpc_request_duration_seconds',

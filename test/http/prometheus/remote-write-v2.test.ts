@@ -217,14 +217,19 @@ describe('remote write 2.0: refusals (400 and a partial write; the valid part wr
     assert.equal(written(a).samples, 1);
   });
 
-  test('native histograms are refused as 1.0 refuses them (400, never dropped silently); the float samples of the request are written', async () => {
-    const a = await postV2(request((s) => [
+  test('native histograms are written and counted in the Written headers; an invalid one is 400 naming its series, the rest written', async () => {
+    const ok = await postV2(request((s) => [
       { labelsRefs: s.refs('__name__', 'v2_hist'), histograms: [rw2Histogram(BigInt(T0)), rw2Histogram(BigInt(T0 + 1000))] },
       { labelsRefs: s.refs('__name__', 'v2_hist_floats'), samples: [{ value: 1, timestamp: BigInt(T0) }] },
     ]));
-    assertProblem(a, 400);
-    assert.match(a.json.detail, /2 native histogram samples, which this store does not take \(first: series 0 \{__name__="v2_hist"\}\)/);
-    assert.deepEqual(written(a), { samples: 1, histograms: 0, exemplars: 0 });
+    assert.equal(ok.status, 204, ok.text);
+    assert.deepEqual(written(ok), { samples: 1, histograms: 2, exemplars: 0 });
+    const bad = await postV2(request((s) => [
+      { labelsRefs: s.refs('__name__', 'v2_hist'), histograms: [{ ...rw2Histogram(BigInt(T0 + 2000)), schema: 9 }, rw2Histogram(BigInt(T0 + 3000))] },
+    ]));
+    assertProblem(bad, 400);
+    assert.match(bad.json.detail, /1 invalid native histograms \(first: series 0 \{__name__="v2_hist"\}: histogram 0 at \d+: histogram has an invalid schema 9, which must be between -4 and 8\)/);
+    assert.deepEqual(written(bad), { samples: 0, histograms: 1, exemplars: 0 });
     assert.equal((await readBack('v2_hist_floats')).length, 1);
   });
 
