@@ -28,8 +28,8 @@ export interface ServeConfig {
   retentionBytes: number;
   /** Compact blocks into larger ones (off where Thanos' compactor owns them). */
   compaction: boolean;
-  /** Thanos' bucket configuration to ship blocks to, from --objstore.config or --objstore.config-file. */
-  objstoreConfig?: { bucket: BucketConfig; from: string };
+  /** Thanos' bucket configuration to ship blocks to, from --objstore.config or --objstore.config-file (`from`), and its text. */
+  objstoreConfig?: { bucket: BucketConfig; from: string; text: string };
   /** Milliseconds between WAL fsyncs. */
   walFsyncIntervalMs: number;
   /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
@@ -175,10 +175,11 @@ export function tlsOptions(cert?: string, key?: string, clientCa?: string, liste
 
 export function objstoreConfig(inline: string | undefined, file: string | undefined): ServeConfig['objstoreConfig'] {
   if (inline !== undefined && file !== undefined) throw new UsageError('--objstore.config and --objstore.config-file: give one of them, not both');
-  if (inline !== undefined) return { bucket: bucketConfig('objstore.config', inline), from: '--objstore.config' };
+  if (inline !== undefined) return { bucket: bucketConfig('objstore.config', inline), from: '--objstore.config', text: inline };
   if (file === undefined) return undefined;
   if (!existsSync(file)) throw new UsageError(`--objstore.config-file: '${file}' does not exist`);
-  return { bucket: bucketConfig('objstore.config-file', readFileSync(file, 'utf8')), from: file };
+  const text = readFileSync(file, 'utf8');
+  return { bucket: bucketConfig('objstore.config-file', text), from: file, text };
 }
 
 function bucketConfig(flag: string, yaml: string): BucketConfig {

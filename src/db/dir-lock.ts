@@ -1,6 +1,11 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** DATA/lock names another live process: the data directory is in use. */
+export class DataDirLockedError extends Error {
+  override readonly name = 'DataDirLockedError';
+}
+
 /**
  * Takes DATA/lock for this process: two processes writing one data
  * directory would corrupt it. A lock left by a process that is gone (kill -9)
@@ -18,7 +23,7 @@ export function lockDataDir(dir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number.parseInt(readFileSync(path, 'utf8'), 10);
       if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
-        throw new Error(`data directory ${dir} is in use by process ${owner} (${path})`);
+        throw new DataDirLockedError(`data directory ${dir} is in use by process ${owner} (${path})`);
       }
       rmSync(path, { force: true });
     }

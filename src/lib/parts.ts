@@ -1,0 +1,233 @@
+/**
+ * What an open store is made of, and the order it starts and stops in:
+ * the one start-up sequence of `strata serve` and of Strata.open.
+ *
+ * Start-up: the worker pool, the write limits, metrics and the HTTP
+ * routes; the HTTP listener when asked for (GET /-/healthy answers 200
+ * from here on; /-/ready, remote write and read, the label API and any
+ * path not yet routed answer 503); then the storage engine (DATA/wal,
+ * DATA/chunks_head; it takes DATA/lock and replays the write-ahead log)
+ * and the shipper; the Store API over gRPC when asked for; with HTTP, the
+ * record store (DATA/records) and the JSON resources on it; then ready.
+ * A failure releases what was opened, in reverse, before it is thrown.
+ *
+ * Stopping: not ready; the listeners close, letting calls and requests in
+ * flight finish; then the record store, the shipper, the engine (which
+ * flushes its head), the write limits and the pool.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HostPort } from '../cli/serve-options.js';
+import { threadCodec } from '../codec/index.js';
+import { Db } from '../db/db.js';
+import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
+import { Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
+import { metricsRoute, StrataMetrics } from '../metrics/index.js';
+import { openBucket } from '../objstore/index.js';
+import { CodecPool } from '../pool/codec-pool.js';
+import { openRecordStore, type RecordStore } from '../records/index.js';
+import { Shipper } from '../shipper/shipper.js';
+import { ExternalLabels } from '../store/external-labels.js';
+import { startGrpcServer, type RunningGrpcServer } from '../store/grpc-server.js';
+import { startWriteLimits, type RunningWriteLimits } from '../write-limits/index.js';
+import type { Stage } from './error-map.js';
+import { asPino } from './logger.js';
+import type { ResolvedOptions } from './resolve-options.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/**
+ * What `strata serve` adds to a start (test hooks and error reporting);
+ * Strata.open passes only `failed`.
+ */
+export interface StartHooks {
+  /** Milliseconds to wait, once HTTP listens, before the engine opens (a test watches the not-ready phase). */
+  openDelayMs?: number;
+  /** Called when a block upload has sent the block's data and not its meta.json yet (a test crashes there). */
+  beforeMeta?: () => void;
+  /** Turns an error of `stage` into the one thrown (the library's typed errors); as it is when absent. */
+  failed?: (err: unknown, stage: Stage) => unknown;
+}
+
+/** An open store's parts. One owner (the Strata that holds them) starts and stops them. */
+export interface Parts {
+  readonly config: ResolvedOptions;
+  readonly db: Db;
+  readonly pool: CodecPool;
+  readonly limits: RunningWriteLimits;
+  readonly metrics: StrataMetrics;
+  readonly readiness: Readiness;
+  readonly router: Router;
+  readonly shipper: Shipper | undefined;
+  http: { server: HttpServer; host: string } | undefined;
+  grpc: { server: RunningGrpcServer; host: string } | undefined;
+  records: RecordStore | undefined;
+}
+
+/** Starts the parts `config` asks for, in the order the file comment gives. */
+export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}): Promise<Parts> {
+  const failed = (err: unknown, stage: Stage): unknown => (hooks.failed === undefined ? err : hooks.failed(err, stage));
+  const log = config.log;
+  try {
+    await mkdir(config.dataDir, { recursive: true });
+  } catch (err) {
+    throw failed(err, 'open');
+  }
+  threadCodec();
+  const readiness = new Readiness();
+  const metrics = new StrataMetrics({ version: pkg.version, ready: () => readiness.ready });
+  const pool = new CodecPool({ workers: config.workers });
+  metrics.watchPool(pool);
+  const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);
+  metrics.watchWriteLimits(limits);
+  const router = new Router();
+  router.add(metricsRoute(metrics));
+  registerPrometheusRoutes(router, {
+    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log), writeLimits: limits.limiter,
+  });
+  let http: Parts['http'];
+  if (config.httpAddress !== undefined) {
+    try {
+      http = { server: await startHttp(config, config.httpAddress, router, metrics, readiness), host: config.httpAddress.host };
+    } catch (err) {
+      await limits.stop();
+      await pool.close();
+      throw failed(err, 'listen-http');
+    }
+    log.info({ httpAddress: `${http.host}:${http.server.port}` }, 'HTTP listening; opening the storage engine');
+  }
+
+  let db: Db | undefined;
+  let shipper: Shipper | undefined;
+  let grpc: Parts['grpc'];
+  let records: RecordStore | undefined;
+  let stage: Stage = 'open';
+  try {
+    if ((hooks.openDelayMs ?? 0) > 0) await sleep(hooks.openDelayMs);
+    const externalLabels = Object.fromEntries(config.externalLabels);
+    // With a bucket, as Thanos Receive: one block per tenant, shipped once
+    // cut; Thanos' compactor owns compaction; retention waits for shipping.
+    if (config.bucket !== undefined) {
+      const bucket = await openBucket(config.bucket, log);
+      const beforeMeta = hooks.beforeMeta;
+      shipper = new Shipper({
+        bucket, blocksDir: join(config.dataDir, 'blocks'), metaDir: config.dataDir, ship: () => ({ labels: externalLabels, source: 'receive' }), log,
+        ...(beforeMeta === undefined ? {} : { beforeMeta }),
+      });
+      if (config.compaction) log.info({ bucket: bucket.name }, 'blocks are shipped: local compaction is off (Thanos\' compactor compacts the bucket)');
+      metrics.watchShipper(shipper);
+    }
+    const ship = shipper;
+    db = await Db.open({
+      dataDir: config.dataDir,
+      retentionMs: config.retentionMs,
+      retentionBytes: config.retentionBytes,
+      compaction: config.compaction && ship === undefined,
+      blockLabels: externalLabels,
+      ...(ship === undefined ? {} : {
+        blockPerTenant: config.tenantLabelName,
+        onBlocks: () => ship.trigger(),
+        mayDelete: (ulid: string) => ship.isShipped(ulid),
+      }),
+      walFsyncIntervalMs: config.walFsyncIntervalMs,
+      outOfOrderWindowMs: config.outOfOrderWindowMs,
+      tooFarInFutureMs: config.tooFarInFutureMs,
+      maxExemplars: config.maxExemplars,
+      log,
+    });
+    await shipper?.start();
+    metrics.watchDb(db);
+    if (config.grpcAddress !== undefined) {
+      stage = 'listen-grpc';
+      grpc = { server: await startGrpc(config, config.grpcAddress, db, pool, metrics, limits), host: config.grpcAddress.host };
+      stage = 'open';
+    }
+    if (http !== undefined) records = await openResources(config, router);
+  } catch (err) {
+    // Start-up failed: release what was opened so that the process can exit.
+    await http?.server.close(0);
+    await grpc?.server.close(0);
+    await records?.close();
+    await shipper?.stop();
+    await db?.close();
+    await limits.stop();
+    await pool.close();
+    throw failed(err, stage);
+  }
+  readiness.markReady(db);
+  return { config, db, pool, limits, metrics, readiness, router, shipper, http, grpc, records };
+}
+
+/** Starts the gRPC listener on `at` (Store API, WriteableStore, Info, Exemplars, Metadata, health, reflection). */
+export function startGrpc(
+  config: ResolvedOptions, at: HostPort, db: Db, pool: CodecPool, metrics: StrataMetrics, limits: RunningWriteLimits,
+): Promise<RunningGrpcServer> {
+  return startGrpcServer(db, pool, {
+    host: at.host,
+    port: at.port,
+    maxRecvBytes: config.grpcMaxRecvBytes,
+    ...(config.grpcTls === undefined ? {} : { tls: config.grpcTls }),
+    store: {
+      externalLabels: new ExternalLabels(config.externalLabels),
+      replicaLabels: new Set(config.replicaLabels),
+      tenantLabel: config.tenantLabelName,
+      seriesLimit: config.limitRequestSeries,
+      samplesLimit: config.limitRequestSamples,
+    },
+    log: config.log,
+    onCall: metrics.onGrpcCall,
+    writeLimits: limits.limiter,
+  });
+}
+
+/** Starts the HTTP listener on `at` over `router`. */
+export function startHttp(config: ResolvedOptions, at: HostPort, router: Router, metrics: StrataMetrics, readiness: Readiness): Promise<HttpServer> {
+  const address = config.httpTls === undefined ? { ...at } : { ...at, tls: config.httpTls };
+  return startHttpServer(router, address, asPino(config.log), { onAnswer: metrics.onHttpAnswer, ready: () => readiness.ready });
+}
+
+/** Opens the record store (DATA/records) and routes the JSON resources on it (and, in development, the API explorer). */
+export async function openResources(config: ResolvedOptions, router: Router): Promise<RecordStore> {
+  const records = await openRecordStore(join(config.dataDir, 'records'), { logger: config.log });
+  registerResources(router, records);
+  if (config.env === 'development') mountApiEngine(router);
+  return records;
+}
+
+/**
+ * Starts listeners on a running store: gRPC on `grpcAt`, HTTP on `httpAt`
+ * (the record store and the JSON resources first, when HTTP was not
+ * started with the store). The caller checked that neither runs yet.
+ */
+export async function listenOn(parts: Parts, grpcAt: HostPort | undefined, httpAt: HostPort | undefined, failed: (err: unknown, stage: Stage) => unknown): Promise<void> {
+  const { config, db, pool, metrics, limits, router, readiness } = parts;
+  if (grpcAt !== undefined) {
+    try {
+      parts.grpc = { server: await startGrpc(config, grpcAt, db, pool, metrics, limits), host: grpcAt.host };
+    } catch (err) {
+      throw failed(err, 'listen-grpc');
+    }
+  }
+  if (httpAt !== undefined) {
+    parts.records ??= await openResources(config, router);
+    try {
+      parts.http = { server: await startHttp(config, httpAt, router, metrics, readiness), host: httpAt.host };
+    } catch (err) {
+      throw failed(err, 'listen-http');
+    }
+    config.log.info({ httpAddress: `${httpAt.host}:${parts.http.server.port}` }, 'HTTP listening');
+  }
+}
+
+/** Stops the parts gracefully, in the order the file comment gives. */
+export async function stopParts(parts: Parts): Promise<void> {
+  parts.readiness.markStopping();
+  await Promise.all([parts.http?.server.close(), parts.grpc?.server.close()]);
+  await parts.records?.close();
+  await parts.shipper?.stop();
+  await parts.db.close();
+  await parts.limits.stop();
+  await parts.pool.close();
+}
