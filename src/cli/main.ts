@@ -16,6 +16,7 @@ export const help = `Strata ${pkg.version}: a time-series store behind the Thano
 Usage:
   strata serve [flags]   run the server (strata serve --help lists its flags)
   strata sidecar [flags] run beside a Prometheus, as Thanos' sidecar (strata sidecar --help)
+  strata bench MODE      load-test a remote-write receiver or a Store API (strata bench --help)
   strata --version       print the version
   strata --help          print this help`;
 
@@ -57,6 +58,11 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       }
       return await sidecar(config);
+    }
+    if (command === 'bench') {
+      // Loaded only when asked for: the load tester is not part of the server's start.
+      const { bench } = await import('../bench/command.js');
+      return await bench(rest);
     }
     throw new UsageError(command.startsWith('-') ? `unknown flag '${command}'` : `unknown command '${command}'`);
   } catch (err) {

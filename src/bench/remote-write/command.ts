@@ -1,0 +1,91 @@
+/**
+ * `strata bench remote-write`: encode the load, send it with a live
+ * progress line, then print the summary and write --json and --report.
+ * Ctrl-C stops the sending; what was measured until then is printed and
+ * written, marked as interrupted.
+ */
+import { EncodingStoppedError, LoadTooLargeError } from '../load/plan.js';
+import { reportJson, runJson, writeReports } from '../report/build.js';
+import { reportSummary } from '../report/summary.js';
+import type { RunReport } from '../report/schema.js';
+import { LiveProgress } from '../run/live.js';
+import { Progress } from '../run/progress.js';
+import { bucketMsFor, Recorder } from '../run/recorder.js';
+import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
+import { UsageError } from '../../cli/usage-error.js';
+import { prepareLoad, type PreparedLoad } from './load.js';
+import { scrapesFor, type RemoteWriteConfig } from './options.js';
+import { sendPlan, type SendResult } from './sender.js';
+
+/** The load part of the run's JSON. */
+export function loadJson(c: RemoteWriteConfig | { perRequest: number; intervalMs: number; churn: number; histogramShare: number; rate: number }, prepared: PreparedLoad, sent: SendResult): NonNullable<RunReport['load']> {
+  const p = prepared.plan;
+  return {
+    profile: prepared.profileName,
+    series: p.series,
+    seriesCreated: p.seriesCreated,
+    samplesPerSeries: p.scrapes,
+    intervalSeconds: c.intervalMs / 1000,
+    churn: c.churn,
+    histogramShare: c.histogramShare,
+    seriesPerRequest: c.perRequest,
+    requestsPlanned: p.requests.length,
+    requestsSent: sent.sent,
+    samplesPlanned: p.totalSamples,
+    histogramsPlanned: p.totalHistograms,
+    samplesWritten: sent.samplesWritten - sent.histogramsWritten,
+    histogramsWritten: sent.histogramsWritten,
+    encodedBytes: p.compressedBytes,
+    rawBytes: p.rawBytes,
+    encodeSeconds: Math.round(prepared.encodeSeconds * 1000) / 1000,
+    minTime: p.minTime,
+    maxTime: p.maxTime,
+    targetRate: c.rate,
+  };
+}
+
+/** Runs the mode; `argv` (the words after `strata bench`) goes into the report. Returns the exit status. */
+export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Promise<number> {
+  const stop = new RunStop();
+  stop.catchInterrupt();
+  const progress = new Progress(process.stderr, c.progressIntervalMs);
+  const startedAt = new Date();
+  try {
+    let prepared: PreparedLoad;
+    try {
+      prepared = await prepareLoad({ ...c, scrapes: scrapesFor(c) }, progress, stop.signal);
+    } catch (err) {
+      if (err instanceof LoadTooLargeError) throw new UsageError(err.message);
+      if (err instanceof EncodingStoppedError) {
+        progress.log(`strata bench: interrupted while encoding the load (${err.message}); nothing was sent`);
+        return EXIT_INTERRUPTED;
+      }
+      throw err;
+    }
+    const recorder = new Recorder(bucketMsFor(c.durationMs));
+    const live = new LiveProgress({ phase: 'remote-write', recorder, unit: 'samples', total: prepared.plan.requests.length, durationMs: c.durationMs, plainEveryMs: c.progressIntervalMs });
+    stop.deadline(c.durationMs);
+    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop });
+    live.start();
+    const sent = await sending;
+    live.stop();
+    const run: RunReport = {
+      ...runJson(c.url.host, c.url.href, 'samples', recorder, stop.reason ?? 'load-sent'),
+      load: loadJson(c, prepared, sent),
+    };
+    const notes: string[] = [];
+    if (run.stoppedBy === 'load-sent' && run.seconds < (c.durationMs / 1000) * 0.9) {
+      notes.push(`the whole load was sent before --duration ran out; for a longer run give more --samples-per-series (or --rate)`);
+    }
+    const report = reportJson('remote-write', argv, startedAt, [run], notes);
+    const summary = reportSummary(report);
+    // With --json - the JSON goes to stdout alone; the summary then goes to stderr.
+    (c.json === '-' ? process.stderr : process.stdout).write(`\n${summary}\n`);
+    const written = writeReports(report, c);
+    if (written.length > 0) progress.log(`written: ${written.join(', ')}`);
+    if (run.interrupted) return EXIT_INTERRUPTED;
+    return run.answers.ok > 0 ? 0 : 1;
+  } finally {
+    stop.dispose();
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Flags of `strata bench remote-write`: where to send, what load (profile,
+ * series, samples, churn, histograms, request size), how fast (rate,
+ * concurrency) and for how long, plus the shared flags.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../cli/usage-error.js';
+import { parseBytes } from '../../cli/bytes.js';
+import { commonHelp, commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
+
+export const remoteWriteOptions = {
+  ...commonOptions,
+  url: { type: 'string' },
+  profile: { type: 'string', default: 'node-exporter' },
+  series: { type: 'string', default: '10000' },
+  'samples-per-series': { type: 'string' },
+  'total-samples': { type: 'string' },
+  interval: { type: 'string', default: '15s' },
+  churn: { type: 'string', default: '0' },
+  'series-per-request': { type: 'string', default: '2000' },
+  rate: { type: 'string', default: '0' },
+  tenant: { type: 'string' },
+  'tenant-header': { type: 'string', default: 'THANOS-TENANT' },
+  header: { type: 'string', multiple: true, default: [] as string[] },
+  'histogram-share': { type: 'string', default: '0' },
+  retries: { type: 'string', default: '3' },
+  timeout: { type: 'string', default: '30s' },
+  start: { type: 'string' },
+  'max-encoded': { type: 'string', default: '1GiB' },
+} as const;
+
+export const remoteWriteHelp = `strata bench remote-write: send a realistic, deterministic Prometheus remote-write load
+(1.0: snappy-compressed protobuf WriteRequests) to any receiver and measure it.
+
+Usage:
+  strata bench remote-write --url URL [flags]
+
+The whole load is encoded before the clock starts: --samples-per-series scrapes of
+--series series, one sample a series a scrape, --interval apart in sample time, ending
+about now. The run stops when the load is sent, when --total-samples are sent, or after
+--duration, whichever comes first. Series keep their order: a series' next sample is sent
+only once the request with its previous one was answered.
+
+Target:
+  --url URL                    remote-write endpoint, e.g. http://127.0.0.1:8080/api/v1/write (required)
+  --tenant NAME                send the tenant in --tenant-header
+  --tenant-header NAME         header naming the tenant (default THANOS-TENANT; Cortex and Mimir: X-Scope-OrgID)
+  --header 'NAME: VALUE'       an extra header on every request (repeatable), e.g. Authorization
+  --timeout D                  a request not answered within this fails as a network timeout (default 30s)
+  --retries N                  times a request answered 429 is sent again, after Retry-After
+                               (or 1s without one); other failures are counted, not resent (default 3)
+
+Load:
+  --profile NAME|FILE.json     node-exporter (about 500 series a host), kube (about 110 a pod),
+                               or a JSON profile file (see the README) (default node-exporter)
+  --series N                   active series (default 10000)
+  --samples-per-series N       samples each series gets (default: enough for --rate over
+                               --duration; 120 when sending as fast as possible)
+  --total-samples N            stop after this many samples (rounded up to whole requests)
+  --interval D                 time between two samples of a series (default 15s)
+  --churn R                    targets (hosts, pods) replaced by new ones each interval, as a share
+                               of all targets: 0.01 replaces 1% each scrape (default 0)
+  --histogram-share R          share of the series that send native histograms instead of floats,
+                               0..1 (default 0)
+  --series-per-request N       series in one WriteRequest (default 2000)
+  --start TIME                 time of the first sample: RFC 3339, Unix seconds, now-2h (default: so
+                               that the last sample is about now); the same flags and --start
+                               give the same bytes
+  --max-encoded SIZE           refuse a load that takes more memory encoded (default 1GiB)
+  --rate N                     samples a second to aim at; 0: as fast as possible (default 0)
+
+Shared:
+${commonHelp}
+
+Exit status: 0 when the run finished and at least one request succeeded, 1 when none did,
+2 for a flag mistake, 130 after Ctrl-C (the partial results are printed and written).`;
+
+export type ProfileChoice = { kind: 'node-exporter' } | { kind: 'kube' } | { kind: 'file'; path: string };
+
+export interface RemoteWriteConfig extends CommonConfig {
+  url: URL;
+  profile: ProfileChoice;
+  series: number;
+  /** undefined: derived from the rate and duration (see the help). */
+  samplesPerSeries?: number;
+  totalSamples: number;
+  intervalMs: number;
+  churn: number;
+  perRequest: number;
+  rate: number;
+  headers: Record<string, string>;
+  histogramShare: number;
+  retries: number;
+  timeoutMs: number;
+  /** undefined: so that the last sample is about now. */
+  start?: number;
+  maxEncodedBytes: number;
+}
+
+/** Samples per series when sending as fast as possible with no count given. */
+export const DEFAULT_SAMPLES_PER_SERIES = 120;
+/** Most series a load may have (memory: label bytes and value state per series). */
+const MAX_SERIES = 50_000_000;
+
+function parseHeader(value: string): [string, string] {
+  const colon = value.indexOf(':');
+  const name = colon < 0 ? '' : value.slice(0, colon).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header: '${value}' is not 'Name: value'`);
+  return [name, value.slice(colon + 1).trim()];
+}
+
+function parseUrl(value: string | undefined): URL {
+  if (value === undefined) throw new UsageError('bench remote-write: --url is required, e.g. --url http://127.0.0.1:8080/api/v1/write');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--url: '${value}' is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: '${value}' is not an http or https URL`);
+  return url;
+}
+
+/** --profile: a built-in profile's name or a .json file. */
+export function parseProfile(value: string): ProfileChoice {
+  if (value === 'node-exporter' || value === 'node') return { kind: 'node-exporter' };
+  if (value === 'kube' || value === 'kubernetes') return { kind: 'kube' };
+  if (value.endsWith('.json')) return { kind: 'file', path: value };
+  throw new UsageError(`--profile: '${value}' is not node-exporter, kube or a .json file`);
+}
+
+/** Parses the flags after `strata bench remote-write`; 'help' for --help. */
+export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help' {
+  const { values: v, positionals } = parseArgs({ args, options: remoteWriteOptions, strict: true, allowPositionals: true });
+  if (v.help) return 'help';
+  noPositionals('remote-write', positionals);
+  const common = parseCommon(v);
+  const headers: Record<string, string> = {};
+  for (const h of v.header) {
+    const [name, value] = parseHeader(h);
+    headers[name] = value;
+  }
+  if (v.tenant !== undefined) {
+    if (v.tenant === '') throw new UsageError('--tenant: must not be empty');
+    headers[parseHeader(`${v['tenant-header']}: x`)[0]] = v.tenant;
+  }
+  const start = v.start === undefined ? undefined : timeFlag('start', v.start);
+  if (start !== undefined && start < 0) throw new UsageError(`--start: '${v.start}' is before 1970`);
+  const config: RemoteWriteConfig = {
+    ...common,
+    url: parseUrl(v.url),
+    profile: parseProfile(v.profile),
+    series: intFlag('series', v.series, 1, MAX_SERIES),
+    totalSamples: v['total-samples'] === undefined ? 0 : intFlag('total-samples', v['total-samples'], 1),
+    intervalMs: positiveDuration('interval', v.interval),
+    churn: numberFlag('churn', v.churn, 0, 1),
+    perRequest: intFlag('series-per-request', v['series-per-request'], 1, 1_000_000),
+    rate: numberFlag('rate', v.rate, 0, 1e12),
+    headers,
+    histogramShare: numberFlag('histogram-share', v['histogram-share'], 0, 1),
+    retries: intFlag('retries', v.retries, 0, 100),
+    timeoutMs: positiveDuration('timeout', v.timeout),
+    maxEncodedBytes: parseBytes('max-encoded', v['max-encoded']),
+  };
+  if (v['samples-per-series'] !== undefined) config.samplesPerSeries = intFlag('samples-per-series', v['samples-per-series'], 1, 10_000_000);
+  if (start !== undefined) config.start = start;
+  if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
+  return config;
+}
+
+/**
+ * Samples each series gets: as given; else enough for --total-samples;
+ * else enough for --rate over --duration; else the default.
+ */
+export function scrapesFor(c: RemoteWriteConfig): number {
+  if (c.samplesPerSeries !== undefined) return c.samplesPerSeries;
+  if (c.totalSamples > 0) return Math.ceil(c.totalSamples / c.series);
+  if (c.rate > 0) return Math.max(1, Math.ceil((c.rate * c.durationMs) / 1000 / c.series));
+  return DEFAULT_SAMPLES_PER_SERIES;
+}
