@@ -1,7 +1,8 @@
 /**
  * Strata as a library: `import { Strata } from 'strata'`. Everything a
  * program embedding the store needs, and nothing of its internals: the
- * Strata class, its options and shapes, and its typed errors.
+ * Strata class, its options and shapes (native histograms included), and
+ * its typed errors.
  *
  * @example
  * import { Strata, SamplesRejectedError } from 'strata';
@@ -22,6 +23,7 @@ export type {
   AppendOptions, AppendResult, BoundAddress, Chunk, LabelOptions, Labels, LabelsInput, Listening, ListenOptions, Matcher,
   MatchOperator, RangeOptions, Selector, SelectOptions, SeriesChunks, SeriesInput, SeriesSamples, StoreStats, Time,
 } from './lib/types.js';
+export type { CounterResetHint, FloatHistogram, Histogram, HistogramSample, Span } from './lib/histogram-types.js';
 export {
   ClosedError, DataDirInUseError, InternalError, InvalidArgumentError, LimitError, ListenError, SamplesRejectedError, StrataError,
   UnavailableError, type RejectedSamples, type StrataErrorCode,

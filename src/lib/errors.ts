@@ -38,8 +38,9 @@ export type StrataErrorCode =
 export class StrataError extends Error {
   override readonly name: string = 'StrataError';
   /**
-   * Samples an append stored although the call failed: an append stores
-   * every valid sample and refuses the others (as remote write does).
+   * Samples an append stored although the call failed (float samples and
+   * native histograms): an append stores every valid sample and refuses
+   * the others (as remote write does).
    * Undefined for errors of other calls.
    */
   declare written?: number;

@@ -7,8 +7,10 @@ import { chunkSampleCount, threadCodec } from '../codec/index.js';
 import { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import type { SeriesQuery, SeriesSet, StoreSource } from '../store/store-source.js';
-import { ClosedError, InvalidArgumentError } from './errors.js';
+import { ClosedError } from './errors.js';
+import type { HistogramSample } from './histogram-types.js';
 import { labelsObject } from './labels.js';
+import { decodeHistogramChunk, isHistogramChunk } from './read-histograms.js';
 import type { Chunk, SeriesChunks, SeriesSamples } from './types.js';
 
 /** Prometheus' chunk encoding numbers and names (chunkenc.Encoding). */
@@ -54,8 +56,8 @@ export async function* readSeries(
         if (chunks) {
           yield { labels, chunks: stored.map(copyChunk) };
         } else {
-          const samples = decodeSamples(stored, query.minT, query.maxT, labels);
-          if (samples.timestamps.length > 0) yield { labels, ...samples };
+          const samples = decodeSamples(stored, query.minT, query.maxT);
+          if (samples.timestamps.length > 0 || samples.histograms !== undefined) yield { labels, ...samples };
         }
         if (++n % SERIES_PER_TURN === 0) {
           arena = new ByteArena();
@@ -75,20 +77,24 @@ function copyChunk(c: StoredChunk): Chunk {
 
 /**
  * The samples of a series' chunks (in time order, none overlapping) within
- * [minT, maxT]. Timestamps are read through 32-bit halves (a BigInt per
- * sample otherwise) and value bits copied as bytes (NaN payloads survive).
+ * [minT, maxT]: floats from XOR chunks, native histograms from histogram
+ * chunks (`histograms` absent when there are none). Timestamps are read
+ * through 32-bit halves (a BigInt per sample otherwise) and value bits
+ * copied as bytes (NaN payloads survive).
  */
-function decodeSamples(chunks: readonly StoredChunk[], minT: number, maxT: number, labels: Record<string, string>): { timestamps: Float64Array; values: Float64Array } {
+function decodeSamples(chunks: readonly StoredChunk[], minT: number, maxT: number): Pick<SeriesSamples, 'timestamps' | 'values' | 'histograms'> {
   let total = 0;
-  for (const c of chunks) total += chunkSampleCount(c.data);
+  for (const c of chunks) if (!isHistogramChunk(c)) total += chunkSampleCount(c.data);
   const timestamps = new Float64Array(total);
   const values = new Float64Array(total);
   const valueBytes = new Uint8Array(values.buffer);
   const codec = threadCodec();
+  let histograms: HistogramSample[] | undefined;
   let m = 0;
   for (const c of chunks) {
-    if ((c.encoding ?? 1) !== 1) {
-      throw new InvalidArgumentError(`series ${JSON.stringify(labels)} holds native histogram chunks, which are not decoded into float samples: select them with { chunks: true }`);
+    if (isHistogramChunk(c)) {
+      decodeHistogramChunk(c, minT, maxT, (histograms ??= []));
+      continue;
     }
     const s = codec.decode(c.data);
     const n = s.timestamps.length;
@@ -103,5 +109,6 @@ function decodeSamples(chunks: readonly StoredChunk[], minT: number, maxT: numbe
       m++;
     }
   }
-  return m === total ? { timestamps, values } : { timestamps: timestamps.slice(0, m), values: values.slice(0, m) };
+  const floats = m === total ? { timestamps, values } : { timestamps: timestamps.slice(0, m), values: values.slice(0, m) };
+  return histograms === undefined || histograms.length === 0 ? floats : { ...floats, histograms };
 }

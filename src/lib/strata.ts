@@ -131,19 +131,23 @@ export class Strata {
   }
 
   /**
-   * Appends samples: one series or many, as remote write would carry them,
-   * through the same path (validated and parsed in the worker pool, the
-   * tenant label added, the write limits, then the write-ahead log and the
-   * head). Resolves once the samples are in the write-ahead log in the OS
-   * (they survive the process being killed; fsynced every
-   * walFsyncInterval, and on close()). Every valid sample is stored even
-   * when others are refused; the error says how many were (`written`).
+   * Appends samples: one series or many, float samples and native
+   * histograms, as remote write would carry them, through the same path
+   * (validated and parsed in the worker pool, the tenant label added, the
+   * write limits, then the write-ahead log and the head). Resolves once
+   * the samples are in the write-ahead log in the OS (they survive the
+   * process being killed; fsynced every walFsyncInterval, and on
+   * close()). Every valid sample is stored even when others are refused;
+   * the error says how many were (`written`: float samples and
+   * histograms).
    *
    * @throws InvalidArgumentError for an invalid label set (no labels, an
    *   empty name or value, a repeated name), timestamps that are not whole
-   *   milliseconds, timestamps and values of different lengths
-   * @throws SamplesRejectedError for samples out of order, conflicting,
-   *   too old or too far in the future
+   *   milliseconds, timestamps and values of different lengths, a
+   *   histogram of the wrong shape (nothing stored), or one Prometheus
+   *   refuses (the rest stored; the message names its series and why)
+   * @throws SamplesRejectedError for samples or histograms out of order,
+   *   conflicting, too old or too far in the future
    * @throws LimitError / UnavailableError when the write limits refuse it
    * @throws ClosedError after close()
    * @example
@@ -151,6 +155,13 @@ export class Strata {
    *   { labels: { __name__: 'up', job: 'api' }, timestamps: [1000, 2000], values: [1, 1] },
    *   { labels: [['__name__', 'up'], ['job', 'db']], timestamps: Float64Array.of(1000), values: Float64Array.of(0) },
    * ], { tenant: 'team-a' });
+   * const { histograms } = await store.append({
+   *   labels: { __name__: 'rpc_seconds', job: 'api' },
+   *   histograms: [{ timestamp: 1000, float: false, histogram: {
+   *     counterResetHint: 0, schema: 0, zeroThreshold: 1e-128, zeroCount: 0, count: 2, sum: 3,
+   *     positiveSpans: [{ offset: 1, length: 1 }], positiveBuckets: [2], negativeSpans: [], negativeBuckets: [],
+   *   } }],
+   * });
    */
   append(series: SeriesInput | Iterable<SeriesInput>, options: AppendOptions = {}): Promise<AppendResult> {
     return this.#track(async () => {
@@ -163,10 +174,10 @@ export class Strata {
       });
       if (outcome.error !== undefined) {
         const err = publicError(outcome.error);
-        err.written = outcome.samples;
+        err.written = outcome.samples + outcome.histograms;
         throw err;
       }
-      return { samples: outcome.samples };
+      return { samples: outcome.samples, histograms: outcome.histograms };
     });
   }
 

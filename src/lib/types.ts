@@ -3,6 +3,7 @@
  * append, matchers, series read. Times are milliseconds since the Unix
  * epoch everywhere, both ends of a range inclusive.
  */
+import type { HistogramSample } from './histogram-types.js';
 
 /**
  * A label set: an object `{ name: value }`, or `[name, value]` pairs (in
@@ -24,19 +25,39 @@ export type LabelsInput = Readonly<Record<string, string>> | ReadonlyArray<reado
 export type Labels = Record<string, string>;
 
 /**
- * Samples of one series to append. `timestamps[i]` (whole milliseconds)
- * belongs to `values[i]`. Typed arrays are read in place; a Float64Array's
- * value bits are copied exactly, so NaN payloads such as Prometheus' stale
- * marker survive (a plain array of numbers may not keep them).
+ * Samples of one series to append: floats, native histograms, or both.
+ * `timestamps[i]` (whole milliseconds) belongs to `values[i]`. Typed
+ * arrays are read in place; a Float64Array's value bits are copied
+ * exactly, so NaN payloads such as Prometheus' stale marker survive (a
+ * plain array of numbers may not keep them). A series of histograms only
+ * leaves `timestamps` and `values` out.
  *
  * @example
  * const s: SeriesInput = { labels: { __name__: 'up', job: 'api' }, timestamps: [1000, 2000], values: [1, 1] };
  * const t: SeriesInput = { labels: { __name__: 'up' }, timestamps: BigInt64Array.of(1000n), values: Float64Array.of(1) };
+ * const h: SeriesInput = {
+ *   labels: { __name__: 'rpc_seconds' },
+ *   histograms: [{ timestamp: 1000, float: false, histogram: {
+ *     counterResetHint: 0, schema: 0, zeroThreshold: 1e-128, zeroCount: 0, count: 2, sum: 3,
+ *     positiveSpans: [{ offset: 1, length: 1 }], positiveBuckets: [2], negativeSpans: [], negativeBuckets: [],
+ *   } }],
+ * };
  */
 export interface SeriesInput {
   labels: LabelsInput;
-  timestamps: ArrayLike<number> | BigInt64Array;
-  values: ArrayLike<number>;
+  /** Times of the float samples; required with `values`. */
+  timestamps?: ArrayLike<number> | BigInt64Array;
+  values?: ArrayLike<number>;
+  /**
+   * Native histogram samples, integer (`float: false`) or float
+   * (`float: true`), each with its timestamp. They take remote write's
+   * path as floats do: a histogram Prometheus would refuse (an unknown
+   * schema, spans and buckets that disagree, a negative bucket count, a
+   * count below its buckets' sum) is refused alone, with an
+   * InvalidArgumentError naming its series and what was wrong, and the
+   * rest is stored.
+   */
+  histograms?: Iterable<HistogramSample>;
 }
 
 /**
@@ -59,11 +80,13 @@ export interface AppendOptions {
  * What an append stored.
  *
  * @example
- * const { samples } = await store.append(series);
+ * const { samples, histograms } = await store.append(series);
  */
 export interface AppendResult {
-  /** Samples stored (a sample equal to the one stored at its timestamp counts, stored once). */
+  /** Float samples stored (a sample equal to the one stored at its timestamp counts, stored once). */
   samples: number;
+  /** Native histogram samples stored, counted as float samples are. */
+  histograms: number;
 }
 
 /**
@@ -148,20 +171,33 @@ export interface SelectOptions extends RangeOptions {
 }
 
 /**
- * A series read with its samples in the range, oldest first.
+ * A series read with its samples in the range, oldest first: float
+ * samples in `timestamps` and `values`, native histograms (decoded from
+ * their chunks) in `histograms`.
  *
  * @example
- * for await (const { labels, timestamps, values } of store.select('up')) {
- *   for (let i = 0; i < timestamps.length; i++) console.log(labels.job, timestamps[i], values[i]);
+ * for await (const { labels, timestamps, values, histograms } of store.select('{job="api"}')) {
+ *   for (let i = 0; i < timestamps.length; i++) console.log(labels.__name__, timestamps[i], values[i]);
+ *   for (const { timestamp, float, histogram } of histograms ?? []) console.log(labels.__name__, timestamp, float, histogram.count);
  * }
  */
 export interface SeriesSamples {
   /** Its labels, as the Store API answers them: the tenant label and the store's external labels included. */
   labels: Labels;
-  /** Milliseconds since the epoch, ascending. Owned by the caller. */
+  /** Milliseconds since the epoch of the float samples, ascending (empty for a series of histograms only). Owned by the caller. */
   timestamps: Float64Array;
   /** The values, raw float64 bits kept (NaN payloads such as the stale marker survive). Owned by the caller. */
   values: Float64Array;
+  /**
+   * The native histogram samples, ascending by timestamp; absent when
+   * the series has none in the range. Each says whether it is an integer
+   * histogram (`float: false`, bucket deltas) or a float one, and reads
+   * as Prometheus' chunk iterator reports it: the counter reset hint as
+   * the chunk implies it (not necessarily as appended), a stale marker
+   * with every field but `sum` zero. The shape append takes: they can be
+   * appended elsewhere as they are. Owned by the caller.
+   */
+  histograms?: HistogramSample[];
 }
 
 /**

@@ -7,13 +7,15 @@
  * (about 20 bytes a sample, written straight from the caller's arrays).
  *
  * Field numbers (prometheus/prompb): WriteRequest {timeseries = 1};
- * TimeSeries {labels = 1, samples = 2}; Label {name = 1, value = 2};
- * Sample {value = 1 (double), timestamp = 2 (int64)}.
+ * TimeSeries {labels = 1, samples = 2, histograms = 4 (write-histograms.ts)};
+ * Label {name = 1, value = 2}; Sample {value = 1 (double), timestamp = 2
+ * (int64)}.
  */
 import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../store/proto-writer.js';
 import { InvalidArgumentError } from './errors.js';
 import { labelPairs } from './labels.js';
 import type { SeriesInput } from './types.js';
+import { planHistograms, writeHistograms, type PlannedHistograms } from './write-histograms.js';
 
 /** Tag bytes of Sample's fields: value (fixed64), timestamp (varint). */
 const SAMPLE_VALUE_TAG = (1 << 3) | 1;
@@ -29,6 +31,8 @@ interface Planned {
   /** Timestamps as numbers (read once, checked). */
   timestamps: Float64Array;
   values: ArrayLike<number>;
+  /** Its native histograms, if any. */
+  histograms: PlannedHistograms | undefined;
   /** Bytes of the TimeSeries message. */
   size: number;
 }
@@ -38,8 +42,9 @@ interface Planned {
  * their own (the pool takes it without a copy). Throws InvalidArgumentError
  * for shapes the wire cannot carry: not a label set, timestamps and values
  * of different lengths, a timestamp that is not a whole number of
- * milliseconds. Label rules (empty, repeated names) are the parser's to
- * check, as for any remote write.
+ * milliseconds, a histogram field of the wrong type or out of the wire's
+ * range. Label rules (empty, repeated names) and Prometheus' histogram
+ * checks are the parser's, as for any remote write.
  */
 export function encodeWriteRequest(series: SeriesInput | Iterable<SeriesInput>): Uint8Array<ArrayBuffer> {
   const list = isSeries(series) ? [series] : [...(series as Iterable<SeriesInput>)];
@@ -65,16 +70,17 @@ export function encodeWriteRequest(series: SeriesInput | Iterable<SeriesInput>):
       at = writeBytes(out, writeTag(out, at, 2, WIRE_LEN), value);
     }
     at = writeSamples(out, view, at, p);
+    if (p.histograms !== undefined) at = writeHistograms(out, view, at, p.histograms);
   }
   return out;
 }
 
 function isSeries(x: unknown): x is SeriesInput {
-  return typeof x === 'object' && x !== null && 'labels' in x && 'timestamps' in x;
+  return typeof x === 'object' && x !== null && 'labels' in x;
 }
 
 function plan(s: SeriesInput, i: number): Planned {
-  if (typeof s !== 'object' || s === null) throw new InvalidArgumentError(`series ${i}: expected { labels, timestamps, values }`);
+  if (typeof s !== 'object' || s === null) throw new InvalidArgumentError(`series ${i}: expected { labels, timestamps, values } or { labels, histograms }`);
   const where = `series ${i}`;
   const labels: Uint8Array[] = [];
   let size = 0;
@@ -84,8 +90,10 @@ function plan(s: SeriesInput, i: number): Planned {
     labels.push(n, v);
     size += lenFieldSize(lenFieldSize(n.length) + lenFieldSize(v.length));
   }
-  const timestamps = readTimestamps(s.timestamps, where);
-  const values = s.values;
+  // A series of histograms only may leave out the floats.
+  const floatless = s.timestamps === undefined && s.values === undefined && s.histograms !== undefined;
+  const timestamps = floatless ? new Float64Array(0) : readTimestamps(s.timestamps!, where);
+  const values = floatless ? timestamps : s.values!;
   if (values === null || typeof values !== 'object' || typeof values.length !== 'number') throw new InvalidArgumentError(`${where}: values must be an array of numbers`);
   if (values.length !== timestamps.length) throw new InvalidArgumentError(`${where}: ${timestamps.length} timestamps but ${values.length} values`);
   if (!(values instanceof Float64Array)) {
@@ -94,7 +102,9 @@ function plan(s: SeriesInput, i: number): Planned {
     }
   }
   for (let k = 0; k < timestamps.length; k++) size += lenFieldSize(1 + 8 + 1 + int64Size(timestamps[k]!));
-  return { labels, timestamps, values, size };
+  const histograms = s.histograms === undefined ? undefined : planHistograms(s.histograms, where);
+  if (histograms !== undefined) size += histograms.size;
+  return { labels, timestamps, values, histograms, size };
 }
 
 /**
@@ -103,7 +113,7 @@ function plan(s: SeriesInput, i: number): Planned {
  * platform Node runs Strata on): reading its elements would make a BigInt
  * per sample.
  */
-function readTimestamps(ts: SeriesInput['timestamps'], where: string): Float64Array {
+function readTimestamps(ts: NonNullable<SeriesInput['timestamps']>, where: string): Float64Array {
   if (ts instanceof BigInt64Array) {
     const lo = new Uint32Array(ts.buffer, ts.byteOffset, ts.length * 2);
     const hi = new Int32Array(ts.buffer, ts.byteOffset, ts.length * 2);

@@ -27,6 +27,13 @@ export interface Bucket {
   iter(dir: string, opts?: { recursive?: boolean }): Promise<string[]>;
   /** Deletes object `name`; deleting an object that is not there is no error. */
   delete(name: string): Promise<void>;
+  /**
+   * Removes what interrupted uploads left under `dir` (recursively), for a
+   * writer that owns `dir` and is about to write it again. FILESYSTEM: its
+   * temporary files. Stores whose partial uploads are invisible (S3: parts
+   * of an unfinished multipart upload) need not implement it.
+   */
+  dropPartial?(dir: string): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -132,6 +132,21 @@ export class FilesystemBucket implements Bucket {
     return sortNames(out);
   }
 
+  /** Deletes the temporary files of interrupted writes under `dir` (a writer that owns `dir` is about to write it again). */
+  async dropPartial(dir: string): Promise<void> {
+    const root = this.path(dir);
+    let entries;
+    try {
+      entries = await readdir(root, { withFileTypes: true, recursive: true });
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    for (const e of entries) {
+      if (e.isFile() && e.name.startsWith(TEMP_PREFIX)) await unlink(join(e.parentPath, e.name)).catch(() => {});
+    }
+  }
+
   private async walk(prefix: string, recursive: boolean, out: string[]): Promise<void> {
     let entries;
     try {

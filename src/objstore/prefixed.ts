@@ -54,6 +54,9 @@ class PrefixedBucket implements Bucket {
   delete(name: string): Promise<void> {
     return this.inner.delete(this.full(name));
   }
+  async dropPartial(dir: string): Promise<void> {
+    await this.inner.dropPartial?.(this.full(dir));
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -26,6 +26,8 @@ export async function uploadBlock(
 ): Promise<number> {
   const labels = { ...(meta.thanos?.labels ?? {}), ...ship.labels };
   if (Object.keys(labels).length === 0) throw new Error(`block ${meta.ulid}: empty external labels are not allowed for a Thanos block`);
+  // An upload of this block cut short (kill -9) may have left partial files.
+  await bucket.dropPartial?.(meta.ulid);
   const segments = (await readdir(join(dir, 'chunks'))).filter((f) => /^\d{6}$/.test(f)).sort();
   const files: NonNullable<ThanosMeta['files']> = [];
   let bytes = 0;

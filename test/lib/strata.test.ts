@@ -207,7 +207,7 @@ describe('close', () => {
     assert.ok(!(await reading.next()).done);
     const writing = store.append(up('c', [1], [1]));
     await store.close();
-    assert.deepEqual(await writing, { samples: 1 });
+    assert.deepEqual(await writing, { samples: 1, histograms: 0 });
     await assert.rejects(reading.next(), ClosedError);
   });
 });

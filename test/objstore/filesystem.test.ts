@@ -53,6 +53,19 @@ describe('FILESYSTEM bucket', () => {
     assert.deepEqual(await bucket.iter(''), ['a/'], 'a directory holding only temporary files is not listed');
   });
 
+  it('drops the temporary files interrupted uploads left under a directory, and nothing else', async () => {
+    await bucket.upload('blk/chunks/000001', Buffer.from('c'));
+    await bucket.upload('blk/index', Buffer.from('i'));
+    await bucket.upload('other/index', Buffer.from('o'));
+    await writeFile(join(dir, 'bucket', 'blk', 'chunks', `${TEMP_PREFIX}0123456789abcdef`), 'partial');
+    await writeFile(join(dir, 'bucket', 'blk', `${TEMP_PREFIX}fedcba9876543210`), 'partial');
+    await writeFile(join(dir, 'bucket', 'other', `${TEMP_PREFIX}0000000000000000`), 'partial');
+    await bucket.dropPartial('blk');
+    assert.deepEqual((await readdir(join(dir, 'bucket', 'blk'), { recursive: true })).map(String).sort(), ['chunks', 'chunks/000001', 'index']);
+    assert.equal((await readdir(join(dir, 'bucket', 'other'))).length, 2, 'another directory is left alone');
+    await bucket.dropPartial('missing');
+  });
+
   it('removes the directories a delete leaves empty, up to the bucket directory', async () => {
     await bucket.upload('x/y/z/obj', Buffer.from('x'));
     await bucket.upload('x/keep', Buffer.from('x'));

@@ -3,7 +3,7 @@
 // Never run; test/lib/package.test.ts runs tsc over it.
 import {
   ClosedError, InvalidArgumentError, LimitError, SamplesRejectedError, Strata, StrataError,
-  type Labels, type Listening, type Matcher, type SeriesChunks, type SeriesSamples, type StrataErrorCode, type StrataOptions,
+  type FloatHistogram, type Histogram, type HistogramSample, type Labels, type Listening, type Matcher, type SeriesChunks, type SeriesSamples, type StrataErrorCode, type StrataOptions,
 } from 'strata';
 
 const options: StrataOptions = {
@@ -18,12 +18,22 @@ const options: StrataOptions = {
 export async function main(): Promise<number> {
   const store: Strata = await Strata.open(options);
   const { samples } = await store.append({ labels: { __name__: 'up' }, timestamps: BigInt64Array.of(1n), values: [1] }, { tenant: 't' });
+  const h: Histogram = {
+    counterResetHint: 0, schema: 0, zeroThreshold: 1e-128, zeroCount: 0, count: 2, sum: 3,
+    positiveSpans: [{ offset: 1, length: 1 }], positiveBuckets: [2], negativeSpans: [], negativeBuckets: [],
+  };
+  const f: FloatHistogram = { ...h, count: 2.5, positiveBuckets: [2.5] };
+  const hs: HistogramSample[] = [{ timestamp: 1, float: false, histogram: h }, { timestamp: 2, float: true, histogram: f }];
+  const { histograms } = await store.append({ labels: { __name__: 'rpc_seconds' }, histograms: hs });
+  // @ts-expect-error float says which kind a histogram is: it is required
+  void store.append({ labels: { __name__: 'rpc_seconds' }, histograms: [{ timestamp: 3, histogram: h }] });
   const matchers: Matcher[] = [{ name: 'job', type: '=~', value: 'a|b' }];
-  let n = samples;
+  let n = samples + histograms;
   for await (const s of store.select(matchers, { minTime: new Date(0), maxTime: Date.now() })) {
     const t: Float64Array = s.timestamps;
     const labels: Labels = s.labels;
     n += t.length + s.values.length + Object.keys(labels).length;
+    for (const x of s.histograms ?? []) n += x.float ? x.histogram.count : x.histogram.positiveBuckets.length;
   }
   for await (const s of store.select('up', { chunks: true })) {
     const c: SeriesChunks = s;

@@ -22,7 +22,7 @@ const written = await store.append([
   { labels: { __name__: 'up', job: 'api' }, timestamps: [now - 1000, now], values: [1, 1] },
   { labels: [['__name__', 'up'], ['job', 'db']], timestamps: Float64Array.of(now), values: Float64Array.of(0) },
 ]);
-assert.deepEqual(written, { samples: 3 });
+assert.deepEqual(written, { samples: 3, histograms: 0 });
 
 const selected = [];
 for await (const s of store.select('up{job=~"api|db"}', { minTime: now - 60_000 })) selected.push(s);
@@ -35,6 +35,16 @@ const chunked = [];
 for await (const s of store.select([{ name: 'job', value: 'db' }], { chunks: true })) chunked.push(s);
 assert.equal(chunked.length, 1);
 assert.equal(chunked[0].chunks[0].encoding, 'XOR');
+
+// A native histogram (integer: bucket deltas), appended and selected back.
+const histogram = {
+  counterResetHint: 0, schema: 0, zeroThreshold: 1e-128, zeroCount: 1, count: 3, sum: 4.5,
+  positiveSpans: [{ offset: 1, length: 2 }], positiveBuckets: [1, 0], negativeSpans: [], negativeBuckets: [],
+};
+assert.deepEqual(await store.append({ labels: { __name__: 'rpc_seconds', job: 'api' }, histograms: [{ timestamp: now, float: false, histogram }] }), { samples: 0, histograms: 1 });
+const rpc = [];
+for await (const s of store.select('rpc_seconds')) rpc.push(s);
+assert.deepEqual(rpc[0].histograms, [{ timestamp: now, float: false, histogram }]);
 assert.deepEqual(await store.labelValues('job'), ['api', 'db']);
 assert.ok((await store.labelNames()).includes('replica'));
 
