@@ -502,8 +502,12 @@ describe('strata sidecar beside a real Prometheus 2.42', { skip: SKIP, timeout: 
     assert.equal(metricValue(text, 'thanos_sidecar_prometheus_up'), 1);
     assert.deepEqual(await shippedBlocks(2), [first!.ulid, second.ulid].sort());
     checkShipped(second);
-    const record = JSON.parse(readFileSync(join(prom!.data, 'thanos.shipper.json'), 'utf8')) as { uploaded: string[] };
-    assert.deepEqual([...record.uploaded].sort(), [first!.ulid, second.ulid].sort());
+    // The record is written once the pass's uploads are done (after the upload counter moves, as Thanos' shipper).
+    const uploaded = await waitFor(10_000, () => {
+      const record = JSON.parse(readFileSync(join(prom!.data, 'thanos.shipper.json'), 'utf8')) as { uploaded: string[] };
+      return record.uploaded.length >= 2 ? [...record.uploaded].sort() : undefined;
+    }, () => 'thanos.shipper.json does not record the second block', 100);
+    assert.deepEqual(uploaded, [first!.ulid, second.ulid].sort());
     await compareAll(side!, prom!, [
       ['the new block', T0 + 2 * HOUR, T0 + 4 * HOUR - 1],
       ['across both boundaries', T0 + 110 * MIN, T0 + 250 * MIN],
