@@ -5,6 +5,7 @@ import {
   type CounterResetHeader, type HistogramChunkAppender, type HistogramChunkCodec,
 } from './histogram-codec.js';
 import { wasmHistogramCodecs, type HistogramCodecSet } from './histogram-impl.js';
+import { sameSpansPacked, type PackedHistogram } from './histogram-packed.js';
 import { countSpans, insertBuckets, type Insert } from './histogram-spans.js';
 import { RESET_GAUGE, RESET_YES, type FloatHistogram, type Histogram, type Span } from './histogram-types.js';
 
@@ -64,6 +65,7 @@ export interface HistogramChunkerOptions {
 }
 
 const NOT_APPENDED: HistogramAppendResult = Object.freeze({ appended: false, created: false, recoded: false });
+const APPENDED: HistogramAppendResult = Object.freeze({ appended: true, created: false, recoded: false });
 
 /** Go's t / w for int64: truncates toward zero. Exact for |t| < 2^53. */
 function goDiv(t: number, w: number): number {
@@ -103,6 +105,18 @@ function lastOf(h: Histogram | FloatHistogram): LastSample {
     count: h.count, zeroCount: h.zeroCount, sum: h.sum,
     positiveBuckets: h.positiveBuckets.slice(), negativeBuckets: h.negativeBuckets.slice(),
   };
+}
+
+/** Whether any bucket dropped, deltas accumulated (appendable's `dropped` for a packed sample of the same layout). */
+function droppedPacked(old: readonly number[], now: Float64Array): boolean {
+  let o = 0;
+  let n = 0;
+  for (let i = 0; i < old.length; i++) {
+    o += old[i]!;
+    n += now[i]!;
+    if (n < o) return true;
+  }
+  return false;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -161,6 +175,57 @@ export class HistogramChunker {
    */
   appendHistogram(t: number, h: Histogram): HistogramAppendResult {
     return this.append(t, h, 2);
+  }
+
+  /**
+   * The common case of appendHistogram without a histogram object: `p`
+   * (hint 0 or 2, a sum that is not a NaN) at `t` goes into the open
+   * integer chunk with no cut, no recode and no counter reset: its spans
+   * exactly the chunk's, no count or bucket lower than the last sample's.
+   * Returns the result appendHistogram would have given for the same
+   * histogram, or undefined when the sample is not such a case (nothing
+   * changed then: call appendHistogram).
+   *
+   * Shape: every decision of `append` for this case, on typed arrays, and
+   * the last sample's numbers updated in place: no object per sample.
+   */
+  appendPacked(t: number, p: PackedHistogram): HistogramAppendResult | undefined {
+    const c = this.chunk;
+    const a = this.app;
+    if (c === undefined || a === undefined || c.encoding !== 2 || a.encoding !== 2) return undefined;
+    if (!Number.isSafeInteger(t) || t <= c.maxT) return undefined;
+    const n = c.count;
+    // appendPreprocessor: no cut. The new end is kept only once the sample is in.
+    if (n === 0) return undefined;
+    let nextAt = this.nextAt;
+    if (n === Math.floor(this.samplesPerChunk / 4)) nextAt = computeChunkEndTime(c.minT, c.maxT, nextAt);
+    if (t >= nextAt || n >= this.samplesPerChunk * 2) return undefined;
+    // Appendable, the common case: same schema, zero threshold and spans, nothing dropped.
+    const last = a.last;
+    if (a.header === HEADER_GAUGE || isStaleNaN(last.sum)) return undefined;
+    if (p.hint !== 0 && p.hint !== 2) return undefined;
+    const layout = a.layout;
+    if (p.schema !== layout.schema || p.zeroThreshold !== layout.zeroThreshold) return undefined;
+    if (p.count < last.count || p.zeroCount < last.zeroCount) return undefined;
+    if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return undefined;
+    if (p.nPos !== last.positiveBuckets.length || p.nNeg !== last.negativeBuckets.length) return undefined;
+    if (droppedPacked(last.positiveBuckets, p.pos) || droppedPacked(last.negativeBuckets, p.neg)) return undefined;
+    // The appender checks the spans against the layout (and everything else checkSample would).
+    if (c.app.appendPacked === undefined || !c.app.appendPacked(t, p)) return undefined;
+    this.nextAt = nextAt;
+    c.maxT = t;
+    // Go's s.app after the append: the same state, the last sample's numbers replaced.
+    a.header = c.header;
+    a.count = c.count;
+    a.layout = c.layout!;
+    last.count = p.count;
+    last.zeroCount = p.zeroCount;
+    last.sum = p.sum;
+    const lp = last.positiveBuckets;
+    for (let i = 0; i < lp.length; i++) lp[i] = p.pos[i]!;
+    const ln = last.negativeBuckets;
+    for (let i = 0; i < ln.length; i++) ln[i] = p.neg[i]!;
+    return APPENDED;
   }
 
   /** Appends a float histogram at `t`. Same contract as appendHistogram. */

@@ -1,3 +1,4 @@
+import type { PackedHistogram } from './histogram-packed.js';
 import type { FloatHistogram, Histogram } from './histogram-types.js';
 
 /**
@@ -91,6 +92,14 @@ export interface HistogramChunkAppender<H extends Histogram | FloatHistogram> {
    * number (exact within ±2^53).
    */
   append(t: number, h: H): void;
+  /**
+   * The fast path of `append` for an integer chunk (optional): appends `p`
+   * when it continues the chunk as it stands (at least one sample, the last
+   * not a stale marker, exactly the spans of the chunk's layout, bucket
+   * arrays as long as they say) and returns true, the chunk then as
+   * `append` leaves it; otherwise returns false and nothing changed.
+   */
+  appendPacked?(t: number, p: PackedHistogram): boolean;
   /**
    * The chunk's bytes so far. A view into the appender's buffer, valid
    * until the next call on the appender; copy (slice) it to keep it.

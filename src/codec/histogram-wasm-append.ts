@@ -1,29 +1,40 @@
-import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './histogram-check.js';
+import { MAX_HISTOGRAM_SAMPLES, checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './histogram-check.js';
 import type { CounterResetHeader, HistogramChunkAppender } from './histogram-codec.js';
 import { countSpans } from './histogram-spans.js';
 import type { FloatHistogram, Histogram } from './histogram-types.js';
+import { sameSpansPacked, type PackedHistogram } from './histogram-packed.js';
 import { badInteger } from './histogram-wasm.js';
-import { layoutBytes, layoutChunkBytes, putLayout, putSample } from './histogram-wasm-io.js';
+import { layoutBytes, layoutChunkBytes, putLayout, putPacked, putSample } from './histogram-wasm-io.js';
 import { HIST, threadHistogramWasm, type HistogramWasm } from './histogram-wasm-module.js';
 
 // A histogram chunk that grows one sample at a time in WebAssembly. The
-// chunk, the appender state and the per-bucket state live here in JS
-// memory (collected with the appender: nothing to free), and each append
-// copies them into the thread's shared module scratch, appends, and copies
-// back what changed. Only the chunk's last partial word goes in and only the
-// new bytes come out, so an append costs the sample's size, not the chunk's:
-// for 160 buckets about 6 KB of memcpy next to the varbit coding itself.
+// appender state and the per-bucket state stay in module memory, in a block
+// each appender owns (freed when the appender is collected), so an append
+// copies nothing of them: measured, copying them in and out was most of an
+// append's cost (bench:histograms). The chunk's bytes live in JS memory
+// (bytes() must stay valid while other appenders grow module memory): only
+// the chunk's last partial word goes in and only the new bytes come out, so
+// an append costs the sample's size, not the chunk's.
 
 const POS_WORD = HIST.STATE_POS >>> 2;
 const COUNT_WORD = HIST.STATE_COUNT >>> 2;
+/** Where the per-bucket state starts in an appender's block (16-byte aligned after the state). */
+const BUCKETS_AT = (HIST.STATE_SIZE + 15) & ~15;
+
+/** Frees the module memory of appenders that were collected. */
+const blocks = new FinalizationRegistry<{ hw: HistogramWasm; ptr: number }>(({ hw, ptr }) => hw.wasm.free(ptr));
+
+/** An appender's module memory: its state, then its per-bucket state. */
+class Block {
+  ptr = 0;
+  size = 0;
+}
 
 class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChunkAppender<H> {
   numSamples = 0;
   private chunk = new Uint8Array(256);
   private len = 3;
-  private readonly state = new Uint8Array(HIST.STATE_SIZE);
-  private readonly state32 = new Uint32Array(this.state.buffer);
-  private buckets = new Uint8Array(0);
+  private readonly block = new Block();
   private layout: ChunkLayout | undefined;
   private lastStale = false;
 
@@ -38,11 +49,31 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     this.numSamples = 0;
     this.layout = undefined;
     this.lastStale = false;
-    this.buckets = new Uint8Array(0);
-    // The module's initial state: histAppenderInit into the scratch, then keep it.
     const { hw } = this;
-    hw.fns.histAppenderInit(hw.state, hw.chunk.ensure(8));
-    this.state.set(hw.mem.u8().subarray(hw.state, hw.state + HIST.STATE_SIZE));
+    const state = this.reserve(BUCKETS_AT);
+    hw.fns.histAppenderInit(state, hw.chunk.ensure(8));
+  }
+
+  /**
+   * Makes the block at least `size` bytes, keeping the state; returns its
+   * pointer. The block is registered for freeing with a holder that does
+   * not reference the appender, so that the appender can be collected.
+   */
+  private reserve(size: number): number {
+    const b = this.block;
+    if (size <= b.size) return b.ptr;
+    const { hw } = this;
+    const ptr = hw.wasm.alloc(size);
+    if (b.ptr !== 0) {
+      const u8 = hw.mem.u8();
+      u8.copyWithin(ptr, b.ptr, b.ptr + BUCKETS_AT);
+      blocks.unregister(b);
+      hw.wasm.free(b.ptr);
+    }
+    b.ptr = ptr;
+    b.size = size;
+    blocks.register(this, { hw, ptr }, b);
+    return ptr;
   }
 
   setHeader(header: CounterResetHeader): void {
@@ -54,51 +85,77 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     const stale = isStaleNaN(h.sum);
     const first = this.numSamples === 0;
     const layout = first ? layoutOf(h) : this.layout!;
-    const spans = layout.positiveSpans.length + layout.negativeSpans.length;
     const nb = countSpans(layout.positiveSpans) + countSpans(layout.negativeSpans);
+    this.write(t, layout, first, stale, nb, h, undefined);
+  }
+
+  appendPacked(t: number, p: PackedHistogram): boolean {
+    // What checkSample would refuse, or a first sample (which writes the layout), takes the object path.
+    if (this.encoding !== 2 || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
+    const layout = this.layout!;
+    if (p.schema !== layout.schema || !(p.zeroThreshold === layout.zeroThreshold || Object.is(p.zeroThreshold, layout.zeroThreshold))) return false;
+    if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return false;
+    const nPos = countSpans(layout.positiveSpans);
+    const nb = nPos + countSpans(layout.negativeSpans);
+    if (p.nPos !== nPos || p.nPos + p.nNeg !== nb) return false;
+    this.write(t, layout, false, false, nb, undefined, p);
+    return true;
+  }
+
+  /** Appends one sample, from `h` or else `p`, the checks done. */
+  private write(t: number, layout: ChunkLayout, first: boolean, stale: boolean, nb: number, h: H | undefined, p: PackedHistogram | undefined): void {
+    const spans = layout.positiveSpans.length + layout.negativeSpans.length;
     const { hw } = this;
     const { fns } = hw;
+    // A first sample fixes the bucket count: room for its per-bucket state.
+    const state = first ? this.reserve(BUCKETS_AT + nb * HIST.BUCKET_STATE_SIZE + 16) : this.block.ptr;
+    const buckets = state + BUCKETS_AT;
     // The writer resumes on the 32-bit word holding the last partial bits:
     // the module sees the chunk from that word on, positions made relative.
-    const pos = this.state32[POS_WORD]!;
+    let i32 = hw.mem.i32();
+    const pos = i32[(state >>> 2) + POS_WORD]!;
     const start = (pos >>> 5) << 2;
     const cap = (this.len - start) + (first ? layoutChunkBytes(spans) : 0)
       + HIST.MAX_FIXED_BYTES + nb * HIST.MAX_BUCKET_BYTES + HIST.SLACK_BYTES + 8;
     const buf = hw.chunk.ensure(cap);
-    const buckets = hw.buckets.ensure(nb * HIST.BUCKET_STATE_SIZE + 16);
     const input = hw.samples.ensure(HIST.SAMPLE_FIXED + nb * 8);
     const lay = first ? hw.layout.ensure(layoutBytes(spans)) : 0;
     const u8 = hw.mem.u8();
-    u8.set(this.state, hw.state);
-    u8.set(this.buckets, buckets);
-    u8.set(this.chunk.subarray(start, this.len), buf);
-    const state32 = hw.mem.i32();
-    state32[(hw.state >>> 2) + POS_WORD] = pos - start * 8;
+    // Bytes copied one by one: the tail is a word or a few, and a subarray costs an object.
+    const chunk = this.chunk;
+    for (let i = start; i < this.len; i++) u8[buf + i - start] = chunk[i]!;
+    i32 = hw.mem.i32();
+    i32[(state >>> 2) + POS_WORD] = pos - start * 8;
     if (first) {
-      putLayout(hw.mem.f64(), state32, lay, layout);
-      fns.histWriteLayout(hw.state, buf, lay, layout.positiveSpans.length, layout.negativeSpans.length);
+      putLayout(hw.mem.f64(), i32, lay, layout);
+      fns.histWriteLayout(state, buf, lay, layout.positiveSpans.length, layout.negativeSpans.length);
     }
-    putSample(hw.mem.f64(), hw.mem.i32(), input, t, undefined, h, stale);
+    if (h !== undefined) putSample(hw.mem.f64(), hw.mem.i32(), input, t, undefined, h, stale);
+    else putPacked(hw.mem.f64(), hw.mem.i32(), input, t, p!);
     const got = this.encoding === 3
-      ? fns.histAppendFloat(hw.state, buckets, buf, cap, input, 1)
-      : fns.histAppendInt(hw.state, buckets, buf, cap, input, 1);
-    if (got < 0) throw badInteger(this.numSamples);
+      ? fns.histAppendFloat(state, buckets, buf, cap, input, 1)
+      : fns.histAppendInt(state, buckets, buf, cap, input, 1);
+    const end = start + fns.histAppenderBytes(state);
+    // Positions made absolute again, also when the module refused the sample.
+    i32 = hw.mem.i32();
+    i32[(state >>> 2) + POS_WORD] = i32[(state >>> 2) + POS_WORD]! + start * 8;
+    if (got < 0) {
+      // A refused sample leaves the state as it was, but for the layout a first sample wrote: start afresh.
+      if (first) fns.histAppenderInit(state, hw.chunk.ensure(8));
+      throw badInteger(this.numSamples);
+    }
     if (got !== 1) throw new Error('histogram appender: capacity bound broken');
-    // Copy back: the state (positions made absolute again), the buckets, the new bytes.
-    const end = start + fns.histAppenderBytes(hw.state);
+    // Copy back the new bytes.
     const out = hw.mem.u8();
-    this.state.set(out.subarray(hw.state, hw.state + HIST.STATE_SIZE));
-    this.state32[POS_WORD] = this.state32[POS_WORD]! + start * 8;
-    if (this.buckets.length !== nb * HIST.BUCKET_STATE_SIZE) this.buckets = new Uint8Array(nb * HIST.BUCKET_STATE_SIZE);
-    this.buckets.set(out.subarray(buckets, buckets + this.buckets.length));
     if (end > this.chunk.length) this.grow(end);
-    this.chunk.set(out.subarray(buf, buf + (end - start)), start);
+    const dst = this.chunk;
+    for (let i = start; i < end; i++) dst[i] = out[buf + i - start]!;
     this.len = end;
     this.layout = layout;
     this.lastStale = stale;
-    this.numSamples = this.state32[COUNT_WORD]!;
-    this.chunk[0] = this.numSamples >>> 8;
-    this.chunk[1] = this.numSamples & 0xff;
+    this.numSamples = i32[(state >>> 2) + COUNT_WORD]!;
+    dst[0] = this.numSamples >>> 8;
+    dst[1] = this.numSamples & 0xff;
   }
 
   bytes(): Uint8Array {

@@ -1,5 +1,6 @@
 import type { ChunkLayout } from './histogram-check.js';
 import { HIST } from './histogram-wasm-module.js';
+import type { PackedHistogram } from './histogram-packed.js';
 import type { FloatHistogram, Histogram, Span } from './histogram-types.js';
 
 // Moving histograms in and out of module memory: the object API is the
@@ -38,6 +39,20 @@ export function putSample(
   if (stale) return;
   f64.set(h.positiveBuckets, at + 4);
   f64.set(h.negativeBuckets, at + 4 + h.positiveBuckets.length);
+}
+
+/** As putSample for a packed integer histogram (never a stale marker): positive buckets, then negative ones. */
+export function putPacked(f64: Float64Array, i32: Int32Array, ptr: number, t: number, p: PackedHistogram): void {
+  const at = ptr >>> 3;
+  putTimestamp(i32, at * 2, t);
+  f64[at + 1] = p.count;
+  f64[at + 2] = p.zeroCount;
+  f64[at + 3] = p.sum;
+  const pos = p.pos;
+  const neg = p.neg;
+  const nPos = p.nPos;
+  for (let i = 0; i < nPos; i++) f64[at + 4 + i] = pos[i]!;
+  for (let i = 0; i < p.nNeg; i++) f64[at + 4 + nPos + i] = neg[i]!;
 }
 
 /** Writes a layout (HIST.LAYOUT_SPANS) at byte `ptr`. */

@@ -45,9 +45,11 @@ export interface HistogramAppendContext {
  * does; a float after histograms is the float head's business, see
  * storeCuts in head-chunks.ts).
  *
- * Shape: times are read straight from the batch; a body is decoded into a
- * histogram object only when it is appended or compared (the chunker
- * takes objects). Accepted samples are logged by copying their bodies.
+ * Shape: times are read straight from the batch; the common sample (the
+ * open chunk takes it as it is) goes from its body into the chunk without
+ * a histogram object (HistogramHead.appendBody); others are decoded into
+ * one when appended or compared. Accepted samples are logged by copying
+ * their bodies.
  */
 export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer): HeadAppendStats {
   const { head, bounds } = ctx;
@@ -105,7 +107,7 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
         }
         continue;
       }
-      appendOne(ctx, s, t, decodeBody(bodies, at, end), bodyIsFloat(bodies, at), ctx.walSeg);
+      appendOne(ctx, s, t, bodies, at, end, ctx.walSeg);
       if (accepted++ === 0) record.group(s.id, t);
       record.sample(t, bodies, at, end);
       if (t < stats.minT) stats.minT = t;
@@ -130,12 +132,12 @@ export function replayHistogram(
   if (t < minValidT) return;
   const newest = head.newest(s);
   if (newest !== undefined && t <= newest) return;
-  appendOne({ head, storeCuts }, s, t, decodeBody(body, at, end), bodyIsFloat(body, at), walSeg);
+  appendOne({ head, storeCuts }, s, t, body, at, end, walSeg);
 }
 
 /** Appends a sample that passed the rules (newer than the series' newest). */
 function appendOne(
-  ctx: { head: Head; storeCuts: () => void }, s: Series, t: number, h: Histogram | FloatHistogram, float: boolean, walSeg: number,
+  ctx: { head: Head; storeCuts: () => void }, s: Series, t: number, bodies: Uint8Array, at: number, end: number, walSeg: number,
 ): void {
   const { head } = ctx;
   const hist = head.histograms;
@@ -145,12 +147,16 @@ function appendOne(
   // are cut, in time order, and the new chunk is not compared with any
   // histogram chunk before it (Prometheus: the appender before is an XOR one).
   if (newest !== undefined && newest > hist.lastT(s.id)) {
+    // Decoded before anything is cut: a body that does not decode changes nothing.
+    const h = decodeBody(bodies, at, end);
     const cutH = hist.cutOpen(s.id);
     const cutF = head.cutFloatOpen(s);
     if (cutH || cutF) ctx.storeCuts();
     hist.forgetPrevious(s.id);
+    hist.append(s.id, t, h, bodyIsFloat(bodies, at), walSeg);
+  } else {
+    hist.appendBody(s.id, t, bodies, at, end, walSeg);
   }
-  hist.append(s.id, t, h, float, walSeg);
   head.setNewestHistogram(s, t);
 }
 

@@ -2,6 +2,8 @@ import type { FloatHistogram, Histogram } from '../codec/histogram-types.js';
 import { ENCODING_FLOAT_HISTOGRAM } from '../codec/histogram-types.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import { HistogramChunker, type ClosedHistogramChunk } from '../codec/histogram-chunker.js';
+import { PackedHistogram } from '../codec/histogram-packed.js';
+import { bodyIsFloat, decodeBody, readPacked } from '../histograms/body.js';
 
 /** A histogram chunk the head cut; `data` belongs to the receiver. */
 export interface HistogramCut {
@@ -19,8 +21,12 @@ interface HistogramSeries {
   chunker: HistogramChunker;
   /** WAL segment of the open chunk's first sample. */
   walSeg: number;
-  /** The newest histogram appended or restored, its kind and time (for duplicates); undefined when none. */
+  /** The newest histogram appended or restored, its kind and time (for duplicates); undefined when none or when only its body is kept. */
   last: Histogram | FloatHistogram | undefined;
+  /** The newest histogram's body (bytes [0, lastBodyLen)), when the fast path took it: decoded into `last` when asked for. */
+  lastBody: Uint8Array | undefined;
+  /** -1: no body kept, `last` is the newest. */
+  lastBodyLen: number;
   lastFloat: boolean;
   lastT: number;
 }
@@ -56,6 +62,8 @@ export class HistogramHead {
   private readonly bySeries = new Map<number, HistogramSeries>();
   /** Chunks cut and not yet handed to the chunk files, in cut order. */
   readonly cuts: HistogramCut[] = [];
+  /** appendBody's scratch: one sample read from its body, reused. */
+  private readonly packed = new PackedHistogram();
 
   constructor(private readonly opts: { chunkRangeMs: number; samplesPerChunk: number }) {}
 
@@ -111,7 +119,12 @@ export class HistogramHead {
   /** The newest histogram held for a series when it is at `t` (for duplicates), else undefined. */
   lastAt(id: number, t: number): { h: Histogram | FloatHistogram; float: boolean } | undefined {
     const h = this.bySeries.get(id);
-    if (h === undefined || h.last === undefined || h.lastT !== t) return undefined;
+    if (h === undefined || h.lastT !== t) return undefined;
+    if (h.lastBodyLen >= 0) {
+      h.last = decodeBody(h.lastBody!, 0, h.lastBodyLen);
+      h.lastBodyLen = -1;
+    }
+    if (h.last === undefined) return undefined;
     return { h: h.last, float: h.lastFloat };
   }
 
@@ -131,8 +144,37 @@ export class HistogramHead {
     // This sample began the open chunk: the chunk's first sample is logged in this segment.
     if (s.chunker.open!.count === 1) s.walSeg = walSeg;
     s.last = h;
+    s.lastBodyLen = -1;
     s.lastFloat = float;
     s.lastT = t;
+  }
+
+  /**
+   * As append for the sample whose body (src/histograms/body.ts) is
+   * [at, end) of `bodies`. The common case (the open integer chunk takes it
+   * as it is: no cut, recode or reset) goes from the body straight to the
+   * chunk, no histogram object made, and the body is kept for duplicates;
+   * every other sample is decoded and appended as append does.
+   *
+   * @throws MalformedBodyError when the body does not decode.
+   */
+  appendBody(id: number, t: number, bodies: Uint8Array, at: number, end: number, walSeg: number): void {
+    // A series without histogram state has no open chunk: the object path creates it.
+    const s = this.bySeries.get(id);
+    if (s !== undefined && readPacked(bodies, at, end, this.packed) && s.chunker.appendPacked(t, this.packed) !== undefined) {
+      // Never the first sample of a chunk (no cut, no walSeg to set), nothing closed.
+      const n = end - at;
+      if (s.lastBody === undefined || s.lastBody.length < n) s.lastBody = new Uint8Array(Math.max(n, 64));
+      const keep = s.lastBody;
+      for (let i = 0; i < n; i++) keep[i] = bodies[at + i]!;
+      s.lastBodyLen = n;
+      s.last = undefined;
+      s.lastFloat = false;
+      s.lastT = t;
+      return;
+    }
+    const float = bodyIsFloat(bodies, at);
+    this.append(id, t, decodeBody(bodies, at, end), float, walSeg);
   }
 
   /** Cuts series `id`'s open histogram chunk into `cuts`; true if there was one. */
@@ -164,6 +206,7 @@ export class HistogramHead {
     const s = this.state(id);
     s.chunker.resumeAfter(encoding, chunk);
     s.last = h;
+    s.lastBodyLen = -1;
     s.lastFloat = encoding === ENCODING_FLOAT_HISTOGRAM;
     s.lastT = t;
   }
@@ -172,7 +215,7 @@ export class HistogramHead {
     let s = this.bySeries.get(id);
     if (s === undefined) {
       const chunker = new HistogramChunker({ chunkRange: this.opts.chunkRangeMs, samplesPerChunk: this.opts.samplesPerChunk });
-      s = { chunker, walSeg: 0, last: undefined, lastFloat: false, lastT: -Infinity };
+      s = { chunker, walSeg: 0, last: undefined, lastBody: undefined, lastBodyLen: -1, lastFloat: false, lastT: -Infinity };
       this.bySeries.set(id, s);
     }
     return s;

@@ -18,9 +18,10 @@
  *                   float: absolute count f64)
  *   positive spans, positive buckets: as the negative ones
  */
+import { PackedHistogram } from '../codec/histogram-packed.js';
 import type { FloatHistogram, Histogram, Span } from '../codec/histogram-types.js';
 import type { HistogramFields, SideFields } from './fields.js';
-import { MAX_VARINT_BYTES, readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from './varint.js';
+import { MAX_VARINT_BYTES, VarintReader, readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from './varint.js';
 
 /** Flag bit of a float histogram. */
 export const BODY_FLOAT = 1;
@@ -205,3 +206,75 @@ export function fieldsOf(h: Histogram | FloatHistogram, float: boolean, t: numbe
     }
   }
 }
+
+const f8 = new Float64Array(1);
+const b8 = new Uint8Array(f8.buffer);
+
+/** The float64 at `at` of `b` (little-endian, as the body holds it; the host is little-endian, as the module's memory). */
+function readF64(b: Uint8Array, at: number): number {
+  for (let i = 0; i < 8; i++) b8[i] = b[at + i]!;
+  return f8[0]!;
+}
+
+/**
+ * The head's fast path (HistogramChunker.appendPacked): reads the body at
+ * [at, end) of `b` into `p` when it is an integer histogram with hint 0 or
+ * 2 and a sum that is not a NaN, and the bytes are a whole body; returns
+ * false otherwise (`p` is then scratch), and the caller takes the object
+ * path (decodeBody), which gives the same sample and every error. Allocates
+ * nothing unless `p` must grow.
+ */
+export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHistogram): boolean {
+  if (at >= end) return false;
+  const flags = b[at]!;
+  // Integer only, hint 0 (unknown) or 2 (not a reset): resets and gauges take the object path.
+  if (flags !== 0 && flags !== 4) return false;
+  p.hint = flags >>> 1;
+  const r = reader;
+  r.reset(b, at + 1, end);
+  p.schema = r.zigzag();
+  if (!r.ok || r.at + 16 > end) return false;
+  p.zeroThreshold = readF64(b, r.at);
+  const sum = readF64(b, r.at + 8);
+  if (sum !== sum) return false;
+  p.sum = sum;
+  r.at += 16;
+  p.count = r.uvarint();
+  p.zeroCount = r.uvarint();
+  if (!r.ok) return false;
+  // Negative side, then positive, as the body holds them.
+  for (let side = 0; side < 2; side++) {
+    const nSpans = r.uvarint();
+    if (!r.ok || nSpans > end - r.at) return false;
+    let spans = side === 0 ? p.negSpans : p.posSpans;
+    if (2 * nSpans > spans.length) {
+      spans = PackedHistogram.grow(spans, 2 * nSpans);
+      if (side === 0) p.negSpans = spans;
+      else p.posSpans = spans;
+    }
+    for (let i = 0; i < nSpans; i++) {
+      spans[2 * i] = r.zigzag();
+      spans[2 * i + 1] = r.uvarint();
+    }
+    const n = r.uvarint();
+    if (!r.ok || n > end - r.at) return false;
+    let buckets = side === 0 ? p.neg : p.pos;
+    if (n > buckets.length) {
+      buckets = PackedHistogram.grow(buckets, n);
+      if (side === 0) p.neg = buckets;
+      else p.pos = buckets;
+    }
+    for (let i = 0; i < n; i++) buckets[i] = r.zigzag();
+    if (!r.ok) return false;
+    if (side === 0) {
+      p.nNegSpans = nSpans;
+      p.nNeg = n;
+    } else {
+      p.nPosSpans = nSpans;
+      p.nPos = n;
+    }
+  }
+  return r.at === end;
+}
+
+const reader = new VarintReader();
