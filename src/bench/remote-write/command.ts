@@ -65,7 +65,7 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     const recorder = new Recorder(bucketMsFor(c.durationMs));
     const live = new LiveProgress({ phase: 'remote-write', recorder, unit: 'samples', total: prepared.plan.requests.length, durationMs: c.durationMs, plainEveryMs: c.progressIntervalMs });
     stop.deadline(c.durationMs);
-    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop });
+    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }) });
     live.start();
     const sent = await sending;
     live.stop();

@@ -1,12 +1,14 @@
 /**
  * Flags of `strata bench remote-write`: where to send, what load (profile,
  * series, samples, churn, histograms, request size), how fast (rate,
- * concurrency) and for how long, plus the shared flags.
+ * concurrency) and for how long, TLS for https (the --tls-* flags, after
+ * Prometheus' remote_write tls_config), plus the shared flags.
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../cli/usage-error.js';
 import { parseBytes } from '../../cli/bytes.js';
 import { commonHelp, commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
+import { readClientTls, serverNameFlag, type ClientTlsFiles } from '../run/tls-files.js';
 
 export const remoteWriteOptions = {
   ...commonOptions,
@@ -27,6 +29,12 @@ export const remoteWriteOptions = {
   timeout: { type: 'string', default: '30s' },
   start: { type: 'string' },
   'max-encoded': { type: 'string', default: '1GiB' },
+  // Prometheus' remote_write tls_config fields: ca_file, cert_file, key_file, server_name, insecure_skip_verify.
+  'tls-ca': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-server-name': { type: 'string' },
+  'tls-insecure-skip-verify': { type: 'boolean', default: false },
 } as const;
 
 export const remoteWriteHelp = `strata bench remote-write: send a realistic, deterministic Prometheus remote-write load
@@ -49,6 +57,15 @@ Target:
   --timeout D                  a request not answered within this fails as a network timeout (default 30s)
   --retries N                  times a request answered 429 is sent again, after Retry-After
                                (or 1s without one); other failures are counted, not resent (default 3)
+
+TLS, for an https:// --url (Prometheus' remote_write tls_config; PEM files, read once at the
+start); without them an https URL is checked against the system's CAs:
+  --tls-ca FILE                CA certificate(s) to check the server's certificate with (ca_file)
+  --tls-cert FILE              client certificate, for receivers that require one (cert_file)
+  --tls-key FILE               ... and its private key, unencrypted (key_file)
+  --tls-server-name NAME       the name the server's certificate must carry (and SNI), when it is
+                               not the host of --url (server_name)
+  --tls-insecure-skip-verify   do not check the server's certificate (insecure_skip_verify)
 
 Load:
   --profile NAME|FILE.json     node-exporter (about 500 series a host), kube (about 110 a pod),
@@ -95,6 +112,15 @@ export interface RemoteWriteConfig extends CommonConfig {
   /** undefined: so that the last sample is about now. */
   start?: number;
   maxEncodedBytes: number;
+  /** https only; undefined: the system's CAs, no client certificate. */
+  tls?: HttpClientTls;
+}
+
+/** TLS towards an https:// receiver (the --tls-* flags). */
+export interface HttpClientTls extends ClientTlsFiles {
+  /** The name to check the server's certificate against (and send as SNI); default: the host of --url. */
+  serverName?: string;
+  insecureSkipVerify: boolean;
 }
 
 /** Samples per series when sending as fast as possible with no count given. */
@@ -119,6 +145,25 @@ function parseUrl(value: string | undefined): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: '${value}' is not an http or https URL`);
   return url;
+}
+
+interface TlsFlagValues {
+  'tls-insecure-skip-verify': boolean;
+  'tls-ca'?: string | undefined;
+  'tls-cert'?: string | undefined;
+  'tls-key'?: string | undefined;
+  'tls-server-name'?: string | undefined;
+}
+
+/** The --tls-* flags; undefined when none is given. They are refused for an http:// URL, where they would do nothing. */
+function httpClientTls(v: TlsFlagValues, url: URL): HttpClientTls | undefined {
+  const named = (['tls-ca', 'tls-cert', 'tls-key', 'tls-server-name'] as const).find((f) => v[f] !== undefined);
+  const given = named ?? (v['tls-insecure-skip-verify'] ? 'tls-insecure-skip-verify' : undefined);
+  if (given === undefined) return undefined;
+  if (url.protocol !== 'https:') throw new UsageError(`--${given}: only for an https:// --url, not '${url.href}'`);
+  const files = readClientTls({ ca: 'tls-ca', cert: 'tls-cert', key: 'tls-key' }, { ca: v['tls-ca'], cert: v['tls-cert'], key: v['tls-key'] });
+  const name = v['tls-server-name'];
+  return { ...files, ...(name === undefined ? {} : { serverName: serverNameFlag('tls-server-name', name) }), insecureSkipVerify: v['tls-insecure-skip-verify'] };
 }
 
 /** --profile: a built-in profile's name or a .json file. */
@@ -146,9 +191,11 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   }
   const start = v.start === undefined ? undefined : timeFlag('start', v.start);
   if (start !== undefined && start < 0) throw new UsageError(`--start: '${v.start}' is before 1970`);
+  const url = parseUrl(v.url);
+  const tls = httpClientTls(v, url);
   const config: RemoteWriteConfig = {
     ...common,
-    url: parseUrl(v.url),
+    url,
     profile: parseProfile(v.profile),
     series: intFlag('series', v.series, 1, MAX_SERIES),
     totalSamples: v['total-samples'] === undefined ? 0 : intFlag('total-samples', v['total-samples'], 1),
@@ -164,6 +211,7 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   };
   if (v['samples-per-series'] !== undefined) config.samplesPerSeries = intFlag('samples-per-series', v['samples-per-series'], 1, 10_000_000);
   if (start !== undefined) config.start = start;
+  if (tls !== undefined) config.tls = tls;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
 }

@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Outcome } from '../run/answers.js';
+import type { HttpClientTls } from './options.js';
 
 /** Remote write 1.0's headers (the specification requires all four). */
 export const REMOTE_WRITE_HEADERS = {
@@ -34,10 +35,22 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-export function makeAgent(url: URL, sockets: number, ca?: Buffer): http.Agent {
-  return url.protocol === 'https:'
-    ? new https.Agent({ keepAlive: true, maxSockets: sockets, ...(ca ? { ca } : {}) })
-    : new http.Agent({ keepAlive: true, maxSockets: sockets });
+/**
+ * A keep-alive agent for `url`; for https, `tls` replaces the system's CAs
+ * with its CA (as Prometheus' ca_file does), adds a client certificate and
+ * names the server (the agent's options go onto every connection it makes).
+ */
+export function makeAgent(url: URL, sockets: number, tls?: HttpClientTls): http.Agent {
+  if (url.protocol !== 'https:') return new http.Agent({ keepAlive: true, maxSockets: sockets });
+  return new https.Agent({
+    keepAlive: true,
+    maxSockets: sockets,
+    ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
+    ...(tls?.cert === undefined || tls.key === undefined ? {} : { cert: tls.cert, key: tls.key }),
+    // Node checks the certificate against servername when it is set, else against the URL's host.
+    ...(tls?.serverName === undefined ? {} : { servername: tls.serverName }),
+    ...(tls?.insecureSkipVerify ? { rejectUnauthorized: false } : {}),
+  });
 }
 
 /** POSTs `body` to `url`; resolves with the classified outcome. */

@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EncodedPlan } from '../load/plan.js';
 import type { Recorder } from '../run/recorder.js';
 import type { RunStop } from '../run/stop.js';
+import type { HttpClientTls } from './options.js';
 import { makeAgent, post } from './post.js';
 
 export interface SendOptions {
@@ -35,8 +36,8 @@ export interface SendOptions {
   stop: RunStop;
   /** How long requests in flight may take to finish after a stop (ms). */
   drainMs?: number;
-  /** A CA to trust for https. */
-  ca?: Buffer;
+  /** https: CA, client certificate, server name (the --tls-* flags). */
+  tls?: HttpClientTls;
 }
 
 export interface SendResult {
@@ -67,7 +68,7 @@ async function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function sendPlan(plan: EncodedPlan, o: SendOptions): Promise<SendResult> {
   const { recorder, stop } = o;
   const total = plan.requests.length;
-  const agent = makeAgent(o.url, o.concurrency, o.ca);
+  const agent = makeAgent(o.url, o.concurrency, o.tls);
   const itemsOf = (i: number): number => plan.samples[i]! + plan.histograms[i]!;
   // When request i is due at the target rate (ms after the start).
   const dueMs = new Float64Array(total);

@@ -10,6 +10,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { LabelNamesResponse, LabelValuesResponse, StoreService, type LabelNamesRequest, type LabelValuesRequest, type SeriesRequest } from '../../gen/thanos/store/rpc.js';
 import type { Outcome } from '../run/answers.js';
+import type { GrpcClientTls } from './options.js';
 
 export interface CallResult {
   outcome: Outcome;
@@ -24,11 +25,23 @@ export interface CallResult {
 const raw = (b: Buffer): Buffer => b;
 const statusName = (code: number): string => grpc.status[code] ?? `code ${code}`;
 
-export function connect(addr: string): grpc.Client {
-  return new grpc.Client(addr, grpc.credentials.createInsecure(), {
+/**
+ * Plaintext without `tls`; else TLS with its CA (the system's CAs when
+ * absent), client certificate and server name. Throws only for TLS
+ * material Node's TLS refuses, which the flag checks have let through.
+ */
+export function credentialsOf(tls: GrpcClientTls | undefined): grpc.ChannelCredentials {
+  if (tls === undefined) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null, tls.skipVerify ? { rejectUnauthorized: false } : {});
+}
+
+export function connect(addr: string, tls?: GrpcClientTls): grpc.Client {
+  return new grpc.Client(addr, credentialsOf(tls), {
     'grpc.max_receive_message_length': -1,
     // One connection carries every call (HTTP/2 streams), as Thanos Query's does.
     'grpc.use_local_subchannel_pool': 1,
+    // grpc-js checks the certificate against this name and sends it as SNI.
+    ...(tls?.serverName === undefined ? {} : { 'grpc.ssl_target_name_override': tls.serverName }),
   });
 }
 

@@ -52,7 +52,7 @@ export async function benchStoreApi(c: StoreApiConfig, argv: string[]): Promise<
   const stop = new RunStop();
   stop.catchInterrupt();
   const startedAt = new Date();
-  const client = connect(c.addr);
+  const client = connect(c.addr, c.tls);
   const recorder = new Recorder(bucketMsFor(c.durationMs));
   const tallies = new Map<string, CallTally>();
   const tally = (name: string): CallTally => {

@@ -1,8 +1,8 @@
 /**
  * Flags of `strata bench store-api`: the Store API address, which calls
  * (Series with or without chunks, LabelNames, LabelValues), their
- * matchers, time range and shards, from flags or a JSON file, plus the
- * shared flags.
+ * matchers, time range and shards, from flags or a JSON file, TLS with
+ * Thanos Query's --grpc-client-tls-* flags, plus the shared flags.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,6 +12,7 @@ import { UsageError } from '../../cli/usage-error.js';
 import { parseSelector } from '../../http/prometheus/selector.js';
 import { LabelMatcher_Type, type LabelMatcher } from '../../gen/thanos/store/types.js';
 import { commonHelp, commonOptions, intFlag, noPositionals, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
+import { readClientTls, serverNameFlag, type ClientTlsFiles } from '../run/tls-files.js';
 
 export const CALLS = ['series', 'series-skip-chunks', 'label-names', 'label-values'] as const;
 export type CallKind = (typeof CALLS)[number];
@@ -44,10 +45,17 @@ export const storeApiOptions = {
   queries: { type: 'string' },
   requests: { type: 'string', default: '0' },
   timeout: { type: 'string', default: '60s' },
+  // Thanos Query's client flags, so that its command lines carry over.
+  'grpc-client-tls-secure': { type: 'boolean', default: false },
+  'grpc-client-tls-ca': { type: 'string' },
+  'grpc-client-tls-cert': { type: 'string' },
+  'grpc-client-tls-key': { type: 'string' },
+  'grpc-client-server-name': { type: 'string' },
+  'grpc-client-tls-skip-verify': { type: 'boolean', default: false },
 } as const;
 
 export const storeApiHelp = `strata bench store-api: Series, LabelNames and LabelValues load against any Thanos
-Store API (Strata, Thanos sidecar, Receive, Store Gateway), over plaintext gRPC.
+Store API (Strata, Thanos sidecar, Receive, Store Gateway), over gRPC, plaintext or TLS.
 
 Usage:
   strata bench store-api --addr HOST:PORT [flags]
@@ -74,14 +82,35 @@ Target and queries:
   --requests N           stop after N calls; 0: no count, only --duration (default 0)
   --timeout D            a call not finished within this fails as DEADLINE_EXCEEDED (default 60s)
 
+TLS (Thanos Query's client flags; the files are PEM, read once at the start):
+  --grpc-client-tls-secure        use TLS; the server's certificate is checked against the
+                                  system's CAs unless --grpc-client-tls-ca is given
+  --grpc-client-tls-ca FILE       CA certificate(s) to check the server's certificate with
+  --grpc-client-tls-cert FILE     client certificate, for servers that require one (mutual TLS)
+  --grpc-client-tls-key FILE      ... and its private key (unencrypted)
+  --grpc-client-server-name NAME  the name the server's certificate must carry (and SNI), when
+                                  it is not the host of --addr
+  --grpc-client-tls-skip-verify   do not check the server's certificate (self-signed servers;
+                                  measures only, proves nothing about the server)
+  Without --grpc-client-tls-secure the other TLS flags are refused (Thanos would ignore them).
+
 Shared:
 ${commonHelp}
 
 Exit status: 0 when at least one call succeeded, 1 when none did, 2 for a flag mistake,
 130 after Ctrl-C (the partial results are printed and written).`;
 
+/** TLS towards the Store API (--grpc-client-tls-secure and the flags beside it). */
+export interface GrpcClientTls extends ClientTlsFiles {
+  /** The name to check the server's certificate against (and send as SNI); default: the host of --addr. */
+  serverName?: string;
+  skipVerify: boolean;
+}
+
 export interface StoreApiConfig extends CommonConfig {
   addr: string;
+  /** undefined: plaintext gRPC. */
+  tls?: GrpcClientTls;
   queries: StoreQuery[];
   /** 0: only the duration bounds the run. */
   requests: number;
@@ -156,6 +185,31 @@ function queriesFromFile(file: string, now: number): StoreQuery[] {
   });
 }
 
+interface TlsFlagValues {
+  'grpc-client-tls-secure': boolean;
+  'grpc-client-tls-skip-verify': boolean;
+  'grpc-client-tls-ca'?: string | undefined;
+  'grpc-client-tls-cert'?: string | undefined;
+  'grpc-client-tls-key'?: string | undefined;
+  'grpc-client-server-name'?: string | undefined;
+}
+
+/** The TLS flags; undefined without --grpc-client-tls-secure (and then no other TLS flag may be given). */
+function grpcClientTls(v: TlsFlagValues): GrpcClientTls | undefined {
+  if (!v['grpc-client-tls-secure']) {
+    const named = (['grpc-client-tls-ca', 'grpc-client-tls-cert', 'grpc-client-tls-key', 'grpc-client-server-name'] as const).find((f) => v[f] !== undefined);
+    const given = named ?? (v['grpc-client-tls-skip-verify'] ? 'grpc-client-tls-skip-verify' : undefined);
+    if (given !== undefined) throw new UsageError(`--${given}: needs --grpc-client-tls-secure (without it the calls are plaintext)`);
+    return undefined;
+  }
+  const files = readClientTls(
+    { ca: 'grpc-client-tls-ca', cert: 'grpc-client-tls-cert', key: 'grpc-client-tls-key' },
+    { ca: v['grpc-client-tls-ca'], cert: v['grpc-client-tls-cert'], key: v['grpc-client-tls-key'] },
+  );
+  const name = v['grpc-client-server-name'];
+  return { ...files, ...(name === undefined ? {} : { serverName: serverNameFlag('grpc-client-server-name', name) }), skipVerify: v['grpc-client-tls-skip-verify'] };
+}
+
 /** Parses the flags after `strata bench store-api`; 'help' for --help. */
 export function parseStoreApiArgs(args: string[], now = Date.now()): StoreApiConfig | 'help' {
   const { values: v, positionals } = parseArgs({ args, options: storeApiOptions, strict: true, allowPositionals: true });
@@ -184,9 +238,11 @@ export function parseStoreApiArgs(args: string[], now = Date.now()): StoreApiCon
     }
     if (queries.length > MAX_QUERIES) throw new UsageError(`bench store-api: ${queries.length} queries; at most ${MAX_QUERIES}`);
   }
+  const tls = grpcClientTls(v);
   return {
     ...common,
     addr,
+    ...(tls === undefined ? {} : { tls }),
     queries,
     requests: intFlag('requests', v.requests, 0),
     timeoutMs: positiveDuration('timeout', v.timeout),
