@@ -13,9 +13,11 @@ import { Progress } from '../run/progress.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
 import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
 import { UsageError } from '../../cli/usage-error.js';
+import { fmt, mib } from '../run/format.js';
+import { grpcWriteBodies } from './grpc-frames.js';
 import { prepareLoad, type PreparedLoad } from './load.js';
 import { scrapesFor, type RemoteWriteConfig } from './options.js';
-import { sendPlan, type SendResult } from './sender.js';
+import { isGrpcUrl, sendPlan, type SendResult } from './sender.js';
 
 /** The load part of the run's JSON. */
 export function loadJson(c: RemoteWriteConfig | { perRequest: number; intervalMs: number; churn: number; histogramShare: number; rate: number }, prepared: PreparedLoad, sent: SendResult): NonNullable<RunReport['load']> {
@@ -52,8 +54,13 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
   const startedAt = new Date();
   try {
     let prepared: PreparedLoad;
+    let grpcBodies: Buffer[] | undefined;
     try {
       prepared = await prepareLoad({ ...c, scrapes: scrapesFor(c) }, progress, stop.signal);
+      if (isGrpcUrl(c.url)) {
+        grpcBodies = grpcWriteBodies(prepared.plan.requests, c.tenant, c.maxEncodedBytes);
+        progress.log(`gRPC: ${fmt(grpcBodies.length)} thanos.WriteableStore/RemoteWrite calls, ${mib(grpcBodies.reduce((n, b) => n + b.length, 0))} uncompressed${c.tenant === undefined ? '' : `, tenant ${JSON.stringify(c.tenant)} in each`}`);
+      }
     } catch (err) {
       if (err instanceof LoadTooLargeError) throw new UsageError(err.message);
       if (err instanceof EncodingStoppedError) {
@@ -65,7 +72,7 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     const recorder = new Recorder(bucketMsFor(c.durationMs));
     const live = new LiveProgress({ phase: 'remote-write', recorder, unit: 'samples', total: prepared.plan.requests.length, durationMs: c.durationMs, plainEveryMs: c.progressIntervalMs });
     stop.deadline(c.durationMs);
-    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }) });
+    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }), ...(grpcBodies === undefined ? {} : { grpcBodies }) });
     live.start();
     const sent = await sending;
     live.stop();

@@ -1,8 +1,10 @@
 /**
  * Flags of `strata bench remote-write`: where to send, what load (profile,
  * series, samples, churn, histograms, request size), how fast (rate,
- * concurrency) and for how long, TLS for https (the --tls-* flags, after
- * Prometheus' remote_write tls_config), plus the shared flags.
+ * concurrency) and for how long, TLS for https and grpcs (the --tls-* flags,
+ * after Prometheus' remote_write tls_config), plus the shared flags. A
+ * grpc:// or grpcs:// --url sends the same load as Thanos'
+ * WriteableStore/RemoteWrite calls, as a Receive router does.
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../cli/usage-error.js';
@@ -38,7 +40,9 @@ export const remoteWriteOptions = {
 } as const;
 
 export const remoteWriteHelp = `strata bench remote-write: send a realistic, deterministic Prometheus remote-write load
-(1.0: snappy-compressed protobuf WriteRequests) to any receiver and measure it.
+(1.0: snappy-compressed protobuf WriteRequests) to any receiver and measure it, or the
+same load as gRPC thanos.WriteableStore/RemoteWrite calls, as a Thanos Receive router
+forwards it to a receiver.
 
 Usage:
   strata bench remote-write --url URL [flags]
@@ -50,15 +54,22 @@ about now. The run stops when the load is sent, when --total-samples are sent, o
 only once the request with its previous one was answered.
 
 Target:
-  --url URL                    remote-write endpoint, e.g. http://127.0.0.1:8080/api/v1/write (required)
-  --tenant NAME                send the tenant in --tenant-header
+  --url URL                    remote-write endpoint, e.g. http://127.0.0.1:8080/api/v1/write (required);
+                               grpc://HOST:PORT (grpcs:// for TLS): thanos.WriteableStore/RemoteWrite
+                               calls instead, each request a Thanos WriteRequest (uncompressed
+                               protobuf, as gRPC sends it), --concurrency calls in flight on one
+                               HTTP/2 connection; errors are counted by gRPC code
+                               (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, ...)
+  --tenant NAME                send the tenant in --tenant-header (gRPC: in WriteRequest.tenant)
   --tenant-header NAME         header naming the tenant (default THANOS-TENANT; Cortex and Mimir: X-Scope-OrgID)
   --header 'NAME: VALUE'       an extra header on every request (repeatable), e.g. Authorization
+                               (gRPC: metadata)
   --timeout D                  a request not answered within this fails as a network timeout (default 30s)
-  --retries N                  times a request answered 429 is sent again, after Retry-After
-                               (or 1s without one); other failures are counted, not resent (default 3)
+  --retries N                  times a request answered 429 (gRPC: RESOURCE_EXHAUSTED) is sent
+                               again, after Retry-After (or 1s without one); other failures are
+                               counted, not resent (default 3)
 
-TLS, for an https:// --url (Prometheus' remote_write tls_config; PEM files, read once at the
+TLS, for an https:// or grpcs:// --url (Prometheus' remote_write tls_config; PEM files, read once at the
 start); without them an https URL is checked against the system's CAs:
   --tls-ca FILE                CA certificate(s) to check the server's certificate with (ca_file)
   --tls-cert FILE              client certificate, for receivers that require one (cert_file)
@@ -83,7 +94,8 @@ Load:
   --start TIME                 time of the first sample: RFC 3339, Unix seconds, now-2h (default: so
                                that the last sample is about now); the same flags and --start
                                give the same bytes
-  --max-encoded SIZE           refuse a load that takes more memory encoded (default 1GiB)
+  --max-encoded SIZE           refuse a load that takes more memory encoded (default 1GiB; gRPC
+                               holds the load uncompressed, about 6 times larger)
   --rate N                     samples a second to aim at; 0: as fast as possible (default 0)
 
 Shared:
@@ -112,11 +124,13 @@ export interface RemoteWriteConfig extends CommonConfig {
   /** undefined: so that the last sample is about now. */
   start?: number;
   maxEncodedBytes: number;
-  /** https only; undefined: the system's CAs, no client certificate. */
+  /** https and grpcs only; undefined: the system's CAs, no client certificate. */
   tls?: HttpClientTls;
+  /** --tenant; over HTTP it is also in `headers`, over gRPC it goes into WriteRequest.tenant. */
+  tenant?: string;
 }
 
-/** TLS towards an https:// receiver (the --tls-* flags). */
+/** TLS towards an https:// or grpcs:// receiver (the --tls-* flags). */
 export interface HttpClientTls extends ClientTlsFiles {
   /** The name to check the server's certificate against (and send as SNI); default: the host of --url. */
   serverName?: string;
@@ -136,14 +150,17 @@ function parseHeader(value: string): [string, string] {
 }
 
 function parseUrl(value: string | undefined): URL {
-  if (value === undefined) throw new UsageError('bench remote-write: --url is required, e.g. --url http://127.0.0.1:8080/api/v1/write');
+  if (value === undefined) throw new UsageError('bench remote-write: --url is required, e.g. --url http://127.0.0.1:8080/api/v1/write or grpc://127.0.0.1:10901');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new UsageError(`--url: '${value}' is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url: '${value}' is not an http or https URL`);
+  if (!['http:', 'https:', 'grpc:', 'grpcs:'].includes(url.protocol)) throw new UsageError(`--url: '${value}' is not an http, https, grpc or grpcs URL`);
+  if ((url.protocol === 'grpc:' || url.protocol === 'grpcs:') && (url.hostname === '' || url.port === '' || (url.pathname !== '' && url.pathname !== '/'))) {
+    throw new UsageError(`--url: '${value}' is not grpc://HOST:PORT (the method is always thanos.WriteableStore/RemoteWrite)`);
+  }
   return url;
 }
 
@@ -160,7 +177,7 @@ function httpClientTls(v: TlsFlagValues, url: URL): HttpClientTls | undefined {
   const named = (['tls-ca', 'tls-cert', 'tls-key', 'tls-server-name'] as const).find((f) => v[f] !== undefined);
   const given = named ?? (v['tls-insecure-skip-verify'] ? 'tls-insecure-skip-verify' : undefined);
   if (given === undefined) return undefined;
-  if (url.protocol !== 'https:') throw new UsageError(`--${given}: only for an https:// --url, not '${url.href}'`);
+  if (url.protocol !== 'https:' && url.protocol !== 'grpcs:') throw new UsageError(`--${given}: only for an https:// or grpcs:// --url, not '${url.href}'`);
   const files = readClientTls({ ca: 'tls-ca', cert: 'tls-cert', key: 'tls-key' }, { ca: v['tls-ca'], cert: v['tls-cert'], key: v['tls-key'] });
   const name = v['tls-server-name'];
   return { ...files, ...(name === undefined ? {} : { serverName: serverNameFlag('tls-server-name', name) }), insecureSkipVerify: v['tls-insecure-skip-verify'] };
@@ -185,13 +202,15 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
     const [name, value] = parseHeader(h);
     headers[name] = value;
   }
+  const url = parseUrl(v.url);
+  const grpc = url.protocol === 'grpc:' || url.protocol === 'grpcs:';
   if (v.tenant !== undefined) {
     if (v.tenant === '') throw new UsageError('--tenant: must not be empty');
-    headers[parseHeader(`${v['tenant-header']}: x`)[0]] = v.tenant;
+    // Over gRPC the tenant is a field of the message (grpc-frames.ts), as Thanos sends it.
+    if (!grpc) headers[parseHeader(`${v['tenant-header']}: x`)[0]] = v.tenant;
   }
   const start = v.start === undefined ? undefined : timeFlag('start', v.start);
   if (start !== undefined && start < 0) throw new UsageError(`--start: '${v.start}' is before 1970`);
-  const url = parseUrl(v.url);
   const tls = httpClientTls(v, url);
   const config: RemoteWriteConfig = {
     ...common,
@@ -212,6 +231,7 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   if (v['samples-per-series'] !== undefined) config.samplesPerSeries = intFlag('samples-per-series', v['samples-per-series'], 1, 10_000_000);
   if (start !== undefined) config.start = start;
   if (tls !== undefined) config.tls = tls;
+  if (v.tenant !== undefined) config.tenant = v.tenant;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
 }

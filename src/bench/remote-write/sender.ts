@@ -9,8 +9,14 @@
  * never waits. Rate: request i is due when the samples before it, at the
  * target rate, have had their time. 429: every worker holds off until
  * Retry-After has passed (1 s without one; never past the end of the run),
- * then the request is sent again, at most `retries` times. Anything else
- * is counted and not resent.
+ * then the request is sent again, at most `retries` times; over gRPC,
+ * RESOURCE_EXHAUSTED (Thanos Receive's answer to a write over its limits)
+ * is 429's counterpart. Anything else is counted and not resent.
+ *
+ * Transport: http:// and https:// POST the plan's snappy bodies;
+ * grpc:// and grpcs:// call thanos.WriteableStore/RemoteWrite with the
+ * bodies of `grpcBodies`, `concurrency` calls in flight on one HTTP/2
+ * connection.
  *
  * Bounded: the loop ends after the plan's requests; each request has a
  * timeout; after a stop, requests in flight get `drainMs` to finish, then
@@ -21,8 +27,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EncodedPlan } from '../load/plan.js';
 import type { Recorder } from '../run/recorder.js';
 import type { RunStop } from '../run/stop.js';
+import { GrpcWriteConnection } from './grpc-call.js';
 import type { HttpClientTls } from './options.js';
-import { makeAgent, post } from './post.js';
+import { makeAgent, post, type PostResult } from './post.js';
 
 export interface SendOptions {
   url: URL;
@@ -36,8 +43,40 @@ export interface SendOptions {
   stop: RunStop;
   /** How long requests in flight may take to finish after a stop (ms). */
   drainMs?: number;
-  /** https: CA, client certificate, server name (the --tls-* flags). */
+  /** https and grpcs: CA, client certificate, server name (the --tls-* flags). */
   tls?: HttpClientTls;
+  /** grpc:// and grpcs:// (required then): the plan's requests as call bodies (grpc-frames.ts), made before the clock starts. */
+  grpcBodies?: Buffer[];
+}
+
+/** The end requests go out of: one plan request sent (never rejects), its size on the wire, and closing. */
+interface Target {
+  send(i: number, timeoutMs: number): Promise<PostResult>;
+  bytes(i: number): number;
+  destroy(): void;
+}
+
+/** Whether `url` names a gRPC RemoteWrite target rather than an HTTP remote-write endpoint. */
+export function isGrpcUrl(url: URL): boolean {
+  return url.protocol === 'grpc:' || url.protocol === 'grpcs:';
+}
+
+function targetFor(plan: EncodedPlan, o: SendOptions): Target {
+  if (isGrpcUrl(o.url)) {
+    const bodies = o.grpcBodies;
+    if (bodies === undefined || bodies.length !== plan.requests.length) throw new Error(`sendPlan: a gRPC target needs the plan's ${plan.requests.length} requests as gRPC bodies`);
+    const metadata: Record<string, string> = {};
+    for (const [name, value] of Object.entries(o.headers)) metadata[name.toLowerCase()] = value;
+    const connection = new GrpcWriteConnection(o.url, o.tls, metadata);
+    return { send: (i, timeoutMs) => connection.write(bodies[i]!, timeoutMs), bytes: (i) => bodies[i]!.length, destroy: () => connection.destroy() };
+  }
+  const agent = makeAgent(o.url, o.concurrency, o.tls);
+  return { send: (i, timeoutMs) => post(agent, o.url, o.headers, plan.requests[i]!, timeoutMs), bytes: (i) => plan.requests[i]!.length, destroy: () => agent.destroy() };
+}
+
+/** 429 over HTTP, RESOURCE_EXHAUSTED over gRPC: the receiver asks to be sent the request again later. */
+function asksForRetry(outcome: PostResult['outcome']): boolean {
+  return (outcome.kind === 'http' && outcome.status === 429) || (outcome.kind === 'grpc' && outcome.code === 'RESOURCE_EXHAUSTED');
 }
 
 export interface SendResult {
@@ -68,7 +107,7 @@ async function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function sendPlan(plan: EncodedPlan, o: SendOptions): Promise<SendResult> {
   const { recorder, stop } = o;
   const total = plan.requests.length;
-  const agent = makeAgent(o.url, o.concurrency, o.tls);
+  const target = targetFor(plan, o);
   const itemsOf = (i: number): number => plan.samples[i]! + plan.histograms[i]!;
   // When request i is due at the target rate (ms after the start).
   const dueMs = new Float64Array(total);
@@ -89,28 +128,28 @@ export async function sendPlan(plan: EncodedPlan, o: SendOptions): Promise<SendR
   recorder.start(t0);
 
   const sendOne = async (i: number): Promise<void> => {
-    const body = plan.requests[i]!;
+    const bytes = target.bytes(i);
     for (let attempt = 0; attempt <= o.retries; attempt++) {
       const wait = pausedUntil - performance.now();
       if (wait > 0) await pause(wait, stop.signal);
       if (stop.stopped && attempt > 0) return;
       if (attempt > 0) recorder.answers.retries++;
       const r0 = performance.now();
-      const { outcome, retryAfterMs } = await post(agent, o.url, o.headers, body, o.timeoutMs);
+      const { outcome, retryAfterMs } = await target.send(i, o.timeoutMs);
       const now = performance.now();
       if (closing && outcome.kind === 'network') {
         recorder.record(now - r0, { kind: 'aborted' }, {}, now);
         return;
       }
       const ok = outcome.kind === 'ok';
-      recorder.record(now - r0, outcome, ok ? { items: itemsOf(i), histograms: plan.histograms[i]!, bytes: body.length } : { bytes: body.length }, now);
+      recorder.record(now - r0, outcome, ok ? { items: itemsOf(i), histograms: plan.histograms[i]!, bytes } : { bytes }, now);
       if (ok) {
         result.written++;
         result.samplesWritten += itemsOf(i);
         result.histogramsWritten += plan.histograms[i]!;
         return;
       }
-      if (outcome.kind !== 'http' || outcome.status !== 429) return;
+      if (!asksForRetry(outcome)) return;
       pausedUntil = Math.max(pausedUntil, now + (retryAfterMs ?? DEFAULT_BACKOFF_MS));
     }
   };
@@ -146,7 +185,7 @@ export async function sendPlan(plan: EncodedPlan, o: SendOptions): Promise<SendR
     const onStop = (): void => {
       const timer = setTimeout(() => {
         closing = true;
-        agent.destroy();
+        target.destroy();
         resolve();
       }, o.drainMs ?? DEFAULT_DRAIN_MS);
       void all.then(() => {
@@ -161,6 +200,6 @@ export async function sendPlan(plan: EncodedPlan, o: SendOptions): Promise<SendR
   await drained;
   await all;
   recorder.finish();
-  agent.destroy();
+  target.destroy();
   return result;
 }

@@ -47,10 +47,13 @@ export function runSummary(r: RunReport): string {
     lines.push(table(calls));
   }
   const a = r.answers;
-  const ok = r.unit === 'samples' ? '2xx' : 'OK';
-  const classes = [`${ok} ${fmt(a.ok)}`];
-  if (r.unit === 'samples') classes.push(`4xx ${fmt(a.classes['4xx'])}`, `429 ${fmt(a.classes['429'])} (resent ${fmt(a.retries)})`, `5xx ${fmt(a.classes['5xx'])}`);
-  else classes.push(`gRPC errors ${fmt(a.classes.grpc)}`);
+  // Remote write over gRPC (a grpc:// target) is answered by gRPC status, as the Store API is.
+  const http = r.unit === 'samples' && !/^grpcs?:/.test(r.target);
+  const classes = [`${http ? '2xx' : 'OK'} ${fmt(a.ok)}`];
+  if (http) classes.push(`4xx ${fmt(a.classes['4xx'])}`, `429 ${fmt(a.classes['429'])} (resent ${fmt(a.retries)})`, `5xx ${fmt(a.classes['5xx'])}`);
+  else classes.push(`gRPC errors ${fmt(a.classes.grpc)}${r.unit === 'samples' ? ` (RESOURCE_EXHAUSTED resent ${fmt(a.retries)})` : ''}`);
+  // An HTTP status from a gRPC target: not a gRPC server at that address (or a proxy's answer).
+  if (!http && a.classes['4xx'] + a.classes['5xx'] + a.classes['429'] > 0) classes.push(`HTTP errors ${fmt(a.classes['4xx'] + a.classes['5xx'] + a.classes['429'])}`);
   classes.push(`network ${fmt(a.classes.network)}`);
   if (a.classes.aborted > 0) classes.push(`aborted at the end ${fmt(a.classes.aborted)}`);
   lines.push('');
