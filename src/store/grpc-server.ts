@@ -15,6 +15,7 @@ import { ExemplarsApi } from '../exemplars/exemplars-api.js';
 import { MetadataApi } from '../metadata/metadata-api.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
+import { movableMessage, type MessageBytes } from './grpc-message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
 import { remoteWrite } from './remote-write.js';
@@ -44,8 +45,12 @@ export interface StoreServerOptions {
   log: Log;
   /** Told of every finished call: method path, gRPC status code, seconds taken (for metrics). */
   onCall?: OnCall;
-  /** thanos.WriteableStore/RemoteWrite with the request's bytes; not served when absent (a sidecar). */
-  remoteWrite?: (bytes: Buffer) => Promise<void>;
+  /**
+   * thanos.WriteableStore/RemoteWrite with the request's message (its bytes
+   * yours to move to a worker; see grpc-message-bytes.ts); not served when
+   * absent (a sidecar).
+   */
+  remoteWrite?: (message: MessageBytes) => Promise<void>;
   /** How Series frames leave (grpc-stream-adapter.ts); the fastest this grpc-js allows by default. */
   seriesPath?: SeriesPath;
   /** thanos.Exemplars; not served when absent (the StoreApi's Info says whether it is: store-api.ts OtherApis). */
@@ -71,6 +76,9 @@ const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** Raw bytes in and out: parsing and encoding are ours (pool work and hand-written frames). */
 const passThrough = (b: Buffer): Buffer => b;
+/** RemoteWrite's answer, an empty thanos.WriteResponse: no fields, no bytes (grpc-js copies it into its frame). */
+const EMPTY_MESSAGE = Buffer.alloc(0);
+const emptyAnswer = (): Buffer => EMPTY_MESSAGE;
 
 /**
  * `strata serve`'s gRPC server: the engine's Store API (store-stack.ts)
@@ -83,8 +91,8 @@ export function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions
     ...server,
     exemplars: new ExemplarsApi(() => db.exemplars, store.externalLabels),
     metadata: new MetadataApi(() => db.metadata),
-    remoteWrite: async (bytes) => {
-      const outcome = await remoteWrite(db, pool, bytes, writeOpts);
+    remoteWrite: async ({ bytes, size }) => {
+      const outcome = await remoteWrite(db, pool, bytes, { ...writeOpts, size });
       if (outcome.error !== undefined) throw outcome.error;
     },
   });
@@ -160,14 +168,26 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   const write = opts.remoteWrite;
   if (write !== undefined) {
     services.push('thanos.WriteableStore');
+    const path = WriteableStoreService.remoteWrite.path;
+    // The message stays raw bytes (parsed in the pool), made movable without
+    // a copy; the answer is the empty WriteResponse's no bytes. No promise
+    // chain of its own: at thousands of calls a second the event loop is
+    // the stage the pool waits on (bench/RESULTS.md).
     server.addService({
-      remoteWrite: { ...WriteableStoreService.remoteWrite, requestDeserialize: passThrough },
+      remoteWrite: { ...WriteableStoreService.remoteWrite, requestDeserialize: movableMessage, responseSerialize: emptyAnswer },
     } as unknown as grpc.ServiceDefinition, {
-      remoteWrite: unary(WriteableStoreService.remoteWrite.path, async (bytes: Buffer): Promise<WriteResponse> => {
-        await write(bytes);
-        return {};
-      }),
-    });
+      remoteWrite: ((call, callback) => {
+        const done = callTimer(opts.onCall, path);
+        write(call.request).then(() => {
+          done(grpc.status.OK);
+          callback(null, {});
+        }, (err: unknown) => {
+          const e = fail(err);
+          done(e.code);
+          callback(e);
+        });
+      }) satisfies grpc.handleUnaryCall<MessageBytes, WriteResponse>,
+    } as grpc.UntypedServiceImplementation);
   }
 
   // A server stream answered whole at once (exemplars and metadata are bounded stores).

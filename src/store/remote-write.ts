@@ -74,12 +74,18 @@ export interface WriteOptions {
   snappy?: { maxDecodedBytes: number };
   /** The write limits to apply (none when absent). */
   limits?: WriteAdmission;
+  /**
+   * The request's size as received, when `bytes` is longer: a gRPC
+   * message handed over behind a field the parser skips
+   * (grpc-message-bytes.ts). Default: `bytes.length`.
+   */
+  size?: number;
 }
 
 async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
-  const { snappy, limits: _limits, ...parseOpts } = opts;
+  const { snappy, limits: _limits, size: given, ...parseOpts } = opts;
   // The pool may take the bytes' buffer: measure them first.
-  const size = bytes.length;
+  const size = given ?? bytes.length;
   if (limits !== undefined && opts.tenant !== undefined) {
     const decoded = snappy === undefined ? -1 : snappyDecodedLength(bytes);
     limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
