@@ -19,9 +19,9 @@ import type { RunReport } from '../report/schema.js';
 import { reportSummary } from '../report/summary.js';
 import { Progress } from '../run/progress.js';
 import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
-import { fmt } from '../run/format.js';
+import { fmt, mib } from '../run/format.js';
 import { UsageError } from '../../cli/usage-error.js';
-import { CLEAN_SHARE, markdownSection } from './markdown.js';
+import { CLEAN_SHARE, grpcRatio, markdownSection } from './markdown.js';
 import type { CompareConfig } from './options.js';
 import { peerTitle, type PeerName } from './peers.js';
 import { stopAll, which } from './processes.js';
@@ -30,7 +30,8 @@ import { otherShare, readCases, runPeer, type Ingest, type PeerContext, type Rea
 const TWO_HOURS = 7_200_000;
 const root = new URL('../../..', import.meta.url).pathname;
 
-const BINARY: Record<Exclude<PeerName, 'strata'>, string> = { victoriametrics: 'victoria-metrics', prometheus: 'prometheus' };
+type Installed = Exclude<PeerName, 'strata' | 'strata-grpc'>;
+const BINARY: Record<Installed, string> = { victoriametrics: 'victoria-metrics', prometheus: 'prometheus' };
 
 /** A chunk-range (2 h) boundary at least two hours back, so the load sits in one block range, in the past. */
 function loadStart(samplesPerSeries: number, intervalMs: number): number {
@@ -39,8 +40,8 @@ function loadStart(samplesPerSeries: number, intervalMs: number): number {
 }
 
 function checkSetup(peers: PeerName[]): void {
-  if (peers.includes('strata') && !existsSync(join(root, 'dist/cli/main.js'))) throw new UsageError('bench compare: Strata is not built: run `npm run build` first');
-  const missing = peers.filter((p): p is Exclude<PeerName, 'strata'> => p !== 'strata' && which(BINARY[p]) === undefined).map((p) => BINARY[p]);
+  if ((peers.includes('strata') || peers.includes('strata-grpc')) && !existsSync(join(root, 'dist/cli/main.js'))) throw new UsageError('bench compare: Strata is not built: run `npm run build` first');
+  const missing = peers.filter((p): p is Installed => p !== 'strata' && p !== 'strata-grpc' && which(BINARY[p as Installed]) === undefined).map((p) => BINARY[p]);
   if (missing.length > 0) throw new UsageError(`bench compare: not on PATH: ${missing.join(', ')}; install the Debian packages (apt-get install -y ${missing.join(' ')}) or leave them out with --peers`);
 }
 
@@ -113,9 +114,13 @@ export async function benchCompare(c: CompareConfig, argv: string[], via?: strin
     } finally {
       process.off('SIGINT', onEncodeInterrupt);
     }
+    if (c.peers.includes('strata-grpc') && prepared.plan.rawBytes > c.maxEncodedBytes) {
+      throw new UsageError(`bench compare: strata-grpc sends the load uncompressed, ${mib(prepared.plan.rawBytes)}, more than --max-encoded ${mib(c.maxEncodedBytes)}; raise --max-encoded or lower --series or --samples-per-series`);
+    }
     const catalogue = catalogueOf(c.profile, c.series);
     const context: PeerContext = {
       parent,
+      maxEncodedBytes: c.maxEncodedBytes,
       plan: prepared.plan,
       cases: readCases(catalogue, prepared.profileName),
       concurrency: c.concurrency,
@@ -164,6 +169,8 @@ export async function benchCompare(c: CompareConfig, argv: string[], via?: strin
     const notes: string[] = [];
     if (interrupted) notes.push('interrupted (Ctrl-C): the servers after the interrupted one were not run');
     for (const f of failed) notes.push(`${peerTitle(f)} failed (see the log above)`);
+    const overGrpc = grpcRatio(ingests);
+    if (overGrpc !== undefined) notes.push(overGrpc);
     const report = reportJson('compare', argv, startedAt, runs, notes);
     process.stdout.write(`\n${reportSummary(report)}\n`);
     if (ingests.length > 0) {

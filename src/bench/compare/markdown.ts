@@ -37,6 +37,23 @@ export interface SectionInput {
 
 const perSample = (u: DiskUse | undefined, samples: number): number => (u === undefined ? NaN : u.allocated / samples);
 
+/** Server CPU µs a sample written during a server's load. */
+export function cpuMicrosPerSample(i: Ingest): number {
+  return (i.serverCpuSeconds / Math.max(1, i.sent.samplesWritten)) * 1e6;
+}
+
+/**
+ * Strata over gRPC against Strata over HTTP, when both ran: the ratio
+ * gRPC/HTTP of samples/s and of server CPU a sample (over 1 is more CPU).
+ */
+export function grpcRatio(ingests: readonly Ingest[]): string | undefined {
+  const http = ingests.find((i) => i.peer.name === 'strata');
+  const grpc = ingests.find((i) => i.peer.name === 'strata-grpc');
+  if (http === undefined || grpc === undefined) return undefined;
+  return `Strata gRPC/HTTP: samples/s ${(grpc.samplesPerSecond / http.samplesPerSecond).toFixed(2)}x (${fmt(grpc.samplesPerSecond)} vs ${fmt(http.samplesPerSecond)}),`
+    + ` server CPU per sample ${(cpuMicrosPerSample(grpc) / cpuMicrosPerSample(http)).toFixed(2)}x (${fmt(cpuMicrosPerSample(grpc), 2)} vs ${fmt(cpuMicrosPerSample(http), 2)} µs)`;
+}
+
 /** The comparison as a markdown section (bench/RESULTS.md's form). */
 export function markdownSection(x: SectionInput): string {
   const { plan: load, ingests, reads: allReads, cases, encodeSeconds, load0, config } = x;
@@ -50,7 +67,7 @@ export function markdownSection(x: SectionInput): string {
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}x`);
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 
-  const ingestRows = ingests.map((i) => `| ${i.peer.title} | ${i.peer.version.replace(/\|/g, '/')} | ${fmt(i.samplesPerSecond)} | ${fmt(i.seconds, 1)} | ${fmt(i.serverCpuSeconds, 1)} | ${fmt((i.serverCpuSeconds / Math.max(1, i.sent.samplesWritten)) * 1e6, 2)} | ${mb(i.peakRss)} | ${mb(i.rssAfter.anon)} / ${mb(i.rssAfter.file)} | ${fmt(i.recorder.latency.quantile(0.5), 1)} / ${fmt(i.recorder.latency.quantile(0.99), 1)} | ${fmt(i.clientCpuSeconds, 1)} | ${fmt(i.otherCpuSeconds, 1)} | ${i.stored === undefined ? 'n/a' : i.stored.series === samplesSeries && i.stored.samples === i.sent.samplesWritten && i.sent.samplesWritten === samples ? 'all' : `${fmt(i.stored.series)} series, ${fmt(i.stored.samples)} samples`} |`);
+  const ingestRows = ingests.map((i) => `| ${i.peer.title} | ${i.peer.version.replace(/\|/g, '/')} | ${fmt(i.samplesPerSecond)} | ${fmt(i.seconds, 1)} | ${fmt(i.serverCpuSeconds, 1)} | ${fmt(cpuMicrosPerSample(i), 2)} | ${mb(i.peakRss)} | ${mb(i.rssAfter.anon)} / ${mb(i.rssAfter.file)} | ${fmt(i.recorder.latency.quantile(0.5), 1)} / ${fmt(i.recorder.latency.quantile(0.99), 1)} | ${fmt(i.clientCpuSeconds, 1)} | ${fmt(i.otherCpuSeconds, 1)} | ${i.stored === undefined ? 'n/a' : i.stored.series === samplesSeries && i.stored.samples === i.sent.samplesWritten && i.sent.samplesWritten === samples ? 'all' : `${fmt(i.stored.series)} series, ${fmt(i.stored.samples)} samples`} |`);
   const diskRows: string[] = [];
   for (const i of ingests) {
     const d = i.disk;
@@ -94,6 +111,8 @@ export function markdownSection(x: SectionInput): string {
 
   const ratios: string[] = [];
   if (strata && prom) ratios.push(`Strata/Prometheus: samples/s ${ratio(strata.samplesPerSecond, prom.samplesPerSecond)}, server CPU per sample ${ratio(strata.serverCpuSeconds, prom.serverCpuSeconds)}, peak RSS ${ratio(strata.peakRss, prom.peakRss)}`);
+  const overGrpc = grpcRatio(ingests);
+  if (overGrpc !== undefined) ratios.push(overGrpc);
   if (strata && vm) ratios.push(`Strata/VictoriaMetrics: samples/s ${ratio(strata.samplesPerSecond, vm.samplesPerSecond)}, server CPU per sample ${ratio(strata.serverCpuSeconds, vm.serverCpuSeconds)}, peak RSS ${ratio(strata.peakRss, vm.peakRss)}`);
 
   return `## Remote write and read side by side — ${new Date().toISOString().slice(0, 10)}

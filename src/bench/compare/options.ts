@@ -11,12 +11,15 @@ import { parseDuration } from '../../cli/duration.js';
 import { parseProfile, type ProfileChoice } from '../remote-write/options.js';
 import type { PeerName } from './peers.js';
 
-export const PEERS: readonly PeerName[] = ['strata', 'victoriametrics', 'prometheus'];
+/** Every server --peers can name; strata-grpc is Strata written to over gRPC (peers.ts). */
+export const PEERS: readonly PeerName[] = ['strata', 'strata-grpc', 'victoriametrics', 'prometheus'];
+/** The servers compared when --peers is not given. */
+const DEFAULT_PEERS: readonly PeerName[] = ['strata', 'victoriametrics', 'prometheus'];
 
 export const compareOptions = {
   ...commonOptions,
   duration: { type: 'string', default: '30m' },
-  peers: { type: 'string', default: PEERS.join(',') },
+  peers: { type: 'string', default: DEFAULT_PEERS.join(',') },
   profile: { type: 'string', default: 'node-exporter' },
   series: { type: 'string', default: '100000' },
   'samples-per-series': { type: 'string', default: '120' },
@@ -44,7 +47,11 @@ Usage:
   strata bench compare [flags]
 
 Servers and method:
-  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus)
+  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus);
+                            strata-grpc is Strata written to with gRPC thanos.WriteableStore/RemoteWrite
+                            calls (as a Thanos Receive router writes; the same requests, uncompressed)
+                            instead of HTTP remote write: --peers strata,strata-grpc puts the two side
+                            by side, with the ratio gRPC/HTTP of samples/s and of server CPU a sample
   --reads D                 time bound of each remote-read case; 0s skips the reads (default 20s)
   --quiet-wait D            before each server, wait up to this long for a quiet machine (default 120s; 0s: don't)
   --attempts N              run a server again (up to N times in all) when other work took over 5%

@@ -3,7 +3,10 @@
  * directory under `parent`, started with its defaults except what a
  * loopback benchmark needs:
  *
- * - Strata: `strata serve` (built dist/), worker threads = cores.
+ * - Strata: `strata serve` (built dist/), worker threads = cores; as
+ *   `strata-grpc` the same server, written to over gRPC
+ *   (thanos.WriteableStore/RemoteWrite, as a Thanos Receive router writes)
+ *   instead of HTTP remote write, and read the same way.
  * - VictoriaMetrics (Debian `victoria-metrics`): single-node, remote write
  *   at /api/v1/write, retention 1 year (the load is hours old).
  * - Prometheus (Debian `prometheus`): no scrape targets,
@@ -26,7 +29,7 @@ const START_TIMEOUT_MS = 60_000;
 /** A graceful stop flushes (VictoriaMetrics' in-memory parts, Prometheus' WAL); allow for it. */
 const STOP_GRACE_MS = 120_000;
 
-export type PeerName = 'strata' | 'victoriametrics' | 'prometheus';
+export type PeerName = 'strata' | 'strata-grpc' | 'victoriametrics' | 'prometheus';
 
 /** What a data directory holds, as counted for bytes per sample. */
 export interface DiskReport {
@@ -49,6 +52,7 @@ export interface Peer {
   version: string;
   child: Child;
   base: string;
+  /** Where the load goes: an http:// remote-write URL, or grpc://HOST:PORT for RemoteWrite calls. */
   writeUrl: string;
   /** Remote read, where the server serves it. */
   readUrl?: string;
@@ -60,14 +64,20 @@ export interface Peer {
 }
 
 export function peerTitle(name: PeerName): string {
-  return name === 'strata' ? 'Strata' : name === 'victoriametrics' ? 'VictoriaMetrics' : 'Prometheus';
+  switch (name) {
+    case 'strata': return 'Strata';
+    case 'strata-grpc': return 'Strata (gRPC)';
+    case 'victoriametrics': return 'VictoriaMetrics';
+    case 'prometheus': return 'Prometheus';
+  }
 }
 
 export async function startPeer(name: PeerName, parent: string): Promise<Peer> {
   const dataDir = join(parent, name);
   mkdirSync(dataDir, { recursive: true });
   switch (name) {
-    case 'strata': return startStrata(dataDir);
+    case 'strata': return startStrata(dataDir, 'http');
+    case 'strata-grpc': return startStrata(dataDir, 'grpc');
     case 'victoriametrics': return startVictoriaMetrics(dataDir);
     case 'prometheus': return startPrometheus(dataDir, parent);
   }
@@ -84,21 +94,22 @@ function versionOf(command: string, args: string[], pattern: RegExp): string {
   return r.status === 0 && r.stdout.trim() !== '' ? `${r.stdout.trim()} (Debian package)` : 'unknown version';
 }
 
-async function startStrata(dataDir: string): Promise<Peer> {
+async function startStrata(dataDir: string, writeOver: 'http' | 'grpc'): Promise<Peer> {
   const child = startChild('strata serve', process.execPath, [join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0'], { cwd: root });
-  const port = await waitForLine(child, (line) => {
+  const [port, grpcPort] = await waitForLine(child, (line) => {
     if (!line.includes('"strata started"')) return undefined;
-    return Number((JSON.parse(line) as { httpAddress: string }).httpAddress.split(':').pop());
+    const started = JSON.parse(line) as { httpAddress: string; grpcAddress: string };
+    return [Number(started.httpAddress.split(':').pop()), Number(started.grpcAddress.split(':').pop())] as const;
   }, START_TIMEOUT_MS);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(child, `${base}/-/ready`, START_TIMEOUT_MS);
   return {
-    name: 'strata',
-    title: 'Strata',
+    name: writeOver === 'http' ? 'strata' : 'strata-grpc',
+    title: peerTitle(writeOver === 'http' ? 'strata' : 'strata-grpc'),
     version: firstLine(process.execPath, [join(root, 'bin/strata.js'), '--version']),
     child,
     base,
-    writeUrl: `${base}/api/v1/write`,
+    writeUrl: writeOver === 'http' ? `${base}/api/v1/write` : `grpc://127.0.0.1:${grpcPort}`,
     readUrl: `${base}/api/v1/read`,
     dataDir,
     beforeStop: async () => {},

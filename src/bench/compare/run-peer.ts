@@ -13,7 +13,8 @@ import { LabelMatcher_Type, type LabelMatcher } from '../../gen/prometheus/types
 import type { Catalogue } from '../load/catalogue.js';
 import { instanceOf } from '../load/node-exporter.js';
 import type { EncodedPlan } from '../load/plan.js';
-import { sendPlan, type SendResult } from '../remote-write/sender.js';
+import { grpcWriteBodies } from '../remote-write/grpc-frames.js';
+import { isGrpcUrl, sendPlan, type SendResult } from '../remote-write/sender.js';
 import { LiveProgress } from '../run/live.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
 import type { RunStop } from '../run/stop.js';
@@ -66,6 +67,8 @@ export interface Read {
 
 export interface PeerContext {
   parent: string;
+  /** --max-encoded: also the bound of a gRPC peer's uncompressed calls. */
+  maxEncodedBytes: number;
   plan: EncodedPlan;
   cases: ReadCase[];
   concurrency: number;
@@ -86,6 +89,9 @@ export function typeName(t: ReadRequest_ResponseType): string {
 }
 
 async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
+  const url = new URL(peer.writeUrl);
+  // A gRPC peer's calls are made from the plan before its clock and its CPU count start.
+  const grpcBodies = isGrpcUrl(url) ? grpcWriteBodies(x.plan.requests, undefined, x.maxEncodedBytes) : undefined;
   const cpu0 = cpuSeconds(peer.child.pid);
   const busy0 = machineBusySeconds();
   const client0 = process.cpuUsage();
@@ -96,7 +102,7 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   live.start();
   let sent: SendResult;
   try {
-    sent = await sendPlan(x.plan, { url: new URL(peer.writeUrl), headers: {}, concurrency: x.concurrency, rate: x.rate, timeoutMs: REQUEST_TIMEOUT_MS, retries: 3, recorder, stop });
+    sent = await sendPlan(x.plan, { url, headers: {}, concurrency: x.concurrency, rate: x.rate, timeoutMs: REQUEST_TIMEOUT_MS, retries: 3, recorder, stop, ...(grpcBodies === undefined ? {} : { grpcBodies }) });
   } finally {
     stop.dispose();
     live.stop();
