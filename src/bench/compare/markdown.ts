@@ -126,7 +126,9 @@ export function markdownSection(x: SectionInput): string {
   ${fmt(load.compressedBytes / 2 ** 20, 0)} MiB compressed (${fmt(load.rawBytes / 2 ** 20, 0)} MiB raw), all encoded before the first server
   started (${fmt(encodeSeconds, 1)} s), the same bytes for every server. Generator and server share the ${cpus().length} cores.
 - Servers, one after another, each on a fresh temporary directory, defaults otherwise: ${ingests.map((i) => `${i.peer.title} (${i.peer.version})`).join('; ')}.
-  Strata: \`strata serve\`, workers = cores, WAL fsync every 1 s. VictoriaMetrics: single node, -retentionPeriod=1y.
+${by('strata-grpc') === undefined ? '' : `  Strata (gRPC): the same server, sent the same requests as thanos.WriteableStore/RemoteWrite calls (Thanos WriteRequests,
+  uncompressed protobuf as gRPC carries them: ${mb(load.rawBytes)}), ${config.concurrency} calls in flight on one HTTP/2 connection, as a Thanos Receive router sends.
+`}  Strata: \`strata serve\`, workers = cores, WAL fsync every 1 s. VictoriaMetrics: single node, -retentionPeriod=1y.
   Prometheus: no scrape targets, --web.enable-remote-write-receiver.
 - Acknowledgement differs: Strata answers once the WAL record is written to the OS; Prometheus once its WAL
   record is written (page-buffered); VictoriaMetrics once the samples are buffered in memory (flushed about every second).
