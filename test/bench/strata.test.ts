@@ -98,4 +98,38 @@ describe('strata bench against strata serve', () => {
     assert.equal(run.totals.items, 2 * SERIES, "both Series queries, each over its two shards");
     assert.ok(run.rates.itemsPerSecond > 0 && run.rates.bytesPerSecond > 0);
   });
+
+  test('remote-write over gRPC (grpc://): the server holds every sample the report counts as written, under the tenant sent in the message', async () => {
+    assert.ok(written !== undefined, 'needs the remote-write test first');
+    // An hour after the HTTP load, so that the two loads' samples are counted apart.
+    const start = Math.ceil(written.load!.maxTime / 1000) + 3600;
+    const json = join(dir, 'rw-grpc.json');
+    const r = await runStrata(['bench', 'remote-write', '--url', `grpc://${grpc}`, '--series', String(SERIES), '--series-per-request', '500',
+      '--samples-per-series', '3', '--start', String(start), '--concurrency', '4', '--json', json], 60_000);
+    assert.equal(r.code, 0, r.stderr);
+    const report = readReport(json);
+    assert.ok(checkReport.Check(report), JSON.stringify([...checkReport.Errors(report)].slice(0, 3)));
+    const run = report.runs[0]!;
+    assert.equal(run.stoppedBy, 'load-sent');
+    assert.equal(run.answers.ok, 6, JSON.stringify(run.answers));
+    assert.equal(run.load!.samplesWritten, 3 * SERIES);
+    assert.match(r.stdout, /answers: OK 6, gRPC errors 0/);
+    const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], run.load!.minTime, run.load!.maxTime,
+      ReadRequest_ResponseType.SAMPLES, 30_000);
+    assert.equal(all.samples, 3 * SERIES, 'the server holds what the report counts');
+    assert.equal(all.series, SERIES);
+
+    // --tenant goes into WriteRequest.tenant: the tenant's reads see the series, the default tenant's do not see more.
+    const tenantStart = start + 3600;
+    const t = await runStrata(['bench', 'remote-write', '--url', `grpc://${grpc}`, '--series', '10', '--series-per-request', '10', '--samples-per-series', '1',
+      '--start', String(tenantStart), '--tenant', 'team-g'], 60_000);
+    assert.equal(t.code, 0, t.stderr);
+    const names = async (tenant?: string): Promise<string[]> => {
+      const q = new URLSearchParams({ start: String(tenantStart - 60), end: String(tenantStart + 60) });
+      const res = await fetch(`${base}/api/v1/label/instance/values?${q}`, { headers: tenant === undefined ? {} : { 'THANOS-TENANT': tenant }, signal: AbortSignal.timeout(30_000) });
+      return ((await res.json()) as { data: string[] }).data;
+    };
+    assert.equal((await names('team-g')).length, 1, 'the 10 series of one target, under team-g');
+    assert.deepEqual(await names(), [], 'nothing of it under the default tenant');
+  });
 });

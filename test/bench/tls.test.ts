@@ -117,6 +117,20 @@ describe('strata bench over TLS', { skip }, () => {
     }
   });
 
+  test('remote-write over gRPC (grpcs://) succeeds with --tls-ca, and with a client certificate where one is required; without the CA every call is a network error', async () => {
+    const r = await remoteWrite(`grpcs://${tls.grpc}`, ...ca());
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.run.answers.ok, 2, JSON.stringify(r.run.answers));
+    assert.equal(r.run.load!.samplesWritten, 200);
+    const m = await remoteWrite(`grpcs://${mtls.grpc}`, ...ca(), '--tls-cert', certs.clientCert, '--tls-key', certs.clientKey);
+    assert.equal(m.code, 0, m.stderr);
+    assert.equal(m.run.answers.ok, 2, JSON.stringify(m.run.answers));
+    const untrusted = await remoteWrite(`grpcs://${tls.grpc}`);
+    assert.equal(untrusted.code, 1, untrusted.stderr);
+    assert.equal(untrusted.run.answers.classes.network, 2, JSON.stringify(untrusted.run.answers));
+    assert.deepEqual(Object.keys(untrusted.run.answers.byCode), ['UNABLE_TO_VERIFY_LEAF_SIGNATURE']);
+  });
+
   test('store-api with --grpc-client-tls-secure and the CA succeeds', async () => {
     const r = await storeApi(tls.grpc, ...grpcCa());
     assert.equal(r.code, 0, r.stderr);
@@ -196,7 +210,7 @@ describe('strata bench TLS flags', { skip }, () => {
     usage(rw('--tls-cert', c.clientCert), /^--tls-cert and --tls-key go together/);
     usage(rw('--tls-key', c.clientKey), /^--tls-cert and --tls-key go together/);
     usage(rw('--tls-server-name', ''), /^--tls-server-name: '' is not a host name/);
-    usage(() => parseRemoteWriteArgs(['--url', 'http://127.0.0.1:9/api/v1/write', '--tls-insecure-skip-verify']), /^--tls-insecure-skip-verify: only for an https:\/\/ --url/);
+    usage(() => parseRemoteWriteArgs(['--url', 'http://127.0.0.1:9/api/v1/write', '--tls-insecure-skip-verify']), /^--tls-insecure-skip-verify: only for an https:\/\/ or grpcs:\/\/ --url/);
   });
 
   test('store-api reads the TLS files once, at parsing, and is plaintext without --grpc-client-tls-secure', () => {
