@@ -15,6 +15,7 @@ import { ExemplarsApi } from '../exemplars/exemplars-api.js';
 import { MetadataApi } from '../metadata/metadata-api.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
+import { widenConnectionWindows, widenStreamWindows } from './grpc-flow-control.js';
 import { movableMessage, type MessageBytes } from './grpc-message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
@@ -234,9 +235,13 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   // Reflection lists what is served (without RemoteWrite, not WriteableStore).
   new ReflectionService(definitions, write === undefined ? { services } : undefined).addToServer(server);
 
+  // Wider HTTP/2 windows than grpc-js' 64 KiB (grpc-flow-control.ts): fewer round trips and syscalls a RemoteWrite.
+  const windowsMissing = widenStreamWindows(server);
   const port = await new Promise<number>((done, fail2) => {
     server.bindAsync(`${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`, credentials(opts.tls), (err, p) => (err ? fail2(err) : done(p)));
   });
+  if (windowsMissing.length === 0) widenConnectionWindows(server);
+  else opts.log.warn({ missing: windowsMissing }, 'HTTP/2 windows stay at 64 KiB: this grpc-js lacks what src/store/grpc-flow-control.ts relies on');
   for (const s of ['', ...services]) health.setStatus(s, 'SERVING');
 
   return {

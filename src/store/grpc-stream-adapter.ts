@@ -1,7 +1,9 @@
 /**
- * The one place Strata reaches into grpc-js internals: how a Series
- * answer's frames leave through a server-streaming call. Everything else
- * uses grpc-js' public API. The version these internals were checked
+ * One of the three places Strata reaches into grpc-js internals: how a
+ * Series answer's frames leave through a server-streaming call. (The
+ * others: grpc-flow-control.ts, the HTTP/2 windows; grpc-message-bytes.ts,
+ * how a received message is laid out in memory.) Everything else uses
+ * grpc-js' public API. The version these internals were checked
  * against is pinned in package.json; test/store/grpc-adapter.test.ts fails
  * loudly, naming what is missing, when the grpc-js in node_modules no
  * longer has them.
