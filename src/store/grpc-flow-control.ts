@@ -12,11 +12,11 @@
  * answers with WINDOW_UPDATE. A RemoteWrite of 2,000 series is about
  * 290 KB uncompressed, so with 64 KiB windows shared by 4 streams every
  * call took several round trips of the server's event loop (which is also
- * the head's writer), and two to three times the syscalls: measured on
- * loopback, 2,000 series a call, 4 streams, about 32 writes and 29 reads
- * a call with 64 KiB windows against 7-9 and 9-16 with these, 1.5-1.7
- * against 1.2-1.3 µs of server CPU a sample (bench/RESULTS.md,
- * 2026-11-27). Across hosts, a 64 KiB connection window also caps a
+ * the head's writer), and two to three times the syscalls. Measured on
+ * loopback, 2,000 series a call, 4 streams, three runs each: 26-47 write
+ * and 24-45 read syscalls of the whole server a call with 64 KiB windows,
+ * against 7-14 and 9-16 with these; 1.48-1.71 against 1.22-1.30 µs of
+ * server CPU a sample (bench/RESULTS.md, 2026-11-27). Across hosts, a 64 KiB connection window also caps a
  * connection at 64 KiB per round trip (64 MB/s at 1 ms). grpc-go, which
  * Thanos Receive's own server runs on, grows its windows up to 16 MiB by
  * measuring the connection (BDP estimation).
