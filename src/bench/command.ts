@@ -8,7 +8,8 @@ import { UsageError } from '../cli/usage-error.js';
 export const benchHelp = `strata bench: load-test a remote-write receiver or a Thanos Store API.
 
 Usage:
-  strata bench remote-write --url URL [flags]   send a realistic remote-write load (strata bench remote-write --help)
+  strata bench remote-write --url URL [flags]   send a realistic remote-write load over HTTP, or over gRPC with
+                                                a grpc://HOST:PORT URL (strata bench remote-write --help)
   strata bench store-api --addr HOST:PORT [flags]
                                                 Series, LabelNames and LabelValues load (strata bench store-api --help)
   strata bench compare [flags]                  the same load against Strata, VictoriaMetrics and Prometheus
