@@ -179,14 +179,23 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
     } as unknown as grpc.ServiceDefinition, {
       remoteWrite: ((call, callback) => {
         const done = callTimer(opts.onCall, path);
-        write(call.request).then(() => {
-          done(grpc.status.OK);
-          callback(null, {});
-        }, (err: unknown) => {
+        const failed = (err: unknown): void => {
           const e = fail(err);
           done(e.code);
           callback(e);
-        });
+        };
+        let writing: Promise<void>;
+        try {
+          writing = write(call.request);
+        } catch (err) {
+          // A remoteWrite that throws before it returns its promise answers like one that rejects.
+          failed(err);
+          return;
+        }
+        writing.then(() => {
+          done(grpc.status.OK);
+          callback(null, {});
+        }, failed);
       }) satisfies grpc.handleUnaryCall<MessageBytes, WriteResponse>,
     } as grpc.UntypedServiceImplementation);
   }
