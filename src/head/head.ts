@@ -147,7 +147,7 @@ export class Head {
    * has not taken: the caller decides on them (the engine checks them
    * against all it holds and keeps them in `ooo`).
    */
-  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void): HeadAppendStats {
+  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void, ids?: Uint32Array): HeadAppendStats {
     const v = viewAppendBatch(batch);
     const w = this.wasm;
     const base = this.ensureBatchBlock(batch.byteLength);
@@ -186,7 +186,18 @@ export class Head {
       }
       w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     }
+    if (ids !== undefined) this.entryIds(entries, v.entries, ids);
     return this.stats(created, refused);
+  }
+
+  /** Each entry's series as id + 1 (0: none) into `ids`, from the slots the append found (ENTRY_SIZE's scratch word). */
+  private entryIds(entries: number, n: number, ids: Uint32Array): void {
+    this.views();
+    const u32 = this.u32;
+    for (let i = 0; i < n; i++) {
+      const slot = u32[(entries + i * ENTRY.size + ENTRY.slot) >>> 2]!;
+      ids[i] = slot === 0 ? 0 : u32[(slot + SLOT.id) >>> 2]! + 1;
+    }
   }
 
   /**
@@ -485,8 +496,12 @@ export class Head {
     await this.index.deleteAsync(ids, tick);
   }
 
+  /** Told of series about to leave the head (their labels still readable). */
+  onRelease: ((ids: Uint32Array) => void) | undefined;
+
   /** Frees the series' slots: reads and appends no longer find them. */
   private release(ids: Uint32Array): void {
+    this.onRelease?.(ids);
     for (const id of ids) {
       if (this.byId[id] === undefined) continue;
       this.wasm.headDropSeries(id);

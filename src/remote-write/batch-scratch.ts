@@ -100,6 +100,12 @@ export class BatchScratch {
     this.n++;
   }
 
+  /** Adds an entry for a series known by ref (series id + 1): samples [start, start + count). */
+  addRefEntry(ref: number, start: number, count: number): void {
+    this.addEntry(0, 0, start, count);
+    this.entries[(this.n - 1) * ENTRY_WORDS + REF] = ref;
+  }
+
   /**
    * The finished batch (a new ArrayBuffer that the caller owns, hashes
    * filled by one WebAssembly call). The scratch is left as it was.

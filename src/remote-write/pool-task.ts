@@ -19,6 +19,8 @@ interface ParseWriteMessage {
   opts: ParseWriteOptions;
   /** The bytes are a snappy block (remote write over HTTP): decompressed first, up to this many bytes. */
   snappy?: { maxDecodedBytes: number };
+  /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
+  cache?: SharedArrayBuffer;
 }
 
 /**
@@ -57,15 +59,15 @@ export async function parseWriteInPool(
   pool: TaskRunner,
   bytes: Uint8Array,
   opts: ParseWriteOptions,
-  body: { snappy?: { maxDecodedBytes: number } } = {},
+  body: { snappy?: { maxDecodedBytes: number }; cache?: SharedArrayBuffer } = {},
 ): Promise<ParsedWrite> {
   // Cloning a view clones its whole buffer (a Node Buffer may be a slice
   // of a much larger one): copy just the bytes instead, and move the copy.
   // `new Uint8Array(view)` copies; Buffer#slice would not (it is subarray).
   const owned = transferable(bytes).length === 1 ? bytes : new Uint8Array(bytes);
-  const message: ParseWriteMessage = body.snappy === undefined
-    ? { op: 'parseWrite', bytes: owned, opts }
-    : { op: 'parseWrite', bytes: owned, opts, snappy: body.snappy };
+  const message: ParseWriteMessage = { op: 'parseWrite', bytes: owned, opts };
+  if (body.snappy !== undefined) message.snappy = body.snappy;
+  if (body.cache !== undefined) message.cache = body.cache;
   const answer = await pool.run<ParseWriteAnswer>(message, [owned.buffer as ArrayBuffer]);
   if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
   return answer.parsed;
@@ -86,22 +88,23 @@ function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | Pars
   }
 }
 
-function parseWrite({ bytes: body, opts, snappy }: ParseWriteMessage): unknown {
+function parseWrite({ bytes: body, opts, snappy, cache }: ParseWriteMessage): unknown {
   const bytes = snappy === undefined ? body : unsnappy(body, snappy.maxDecodedBytes);
   if (!(bytes instanceof Uint8Array)) return bytes;
   let answer: ParseWriteAnswer & { ok: true };
   try {
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
-    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm) };
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm, cache) };
   } catch (err) {
     if (!(err instanceof MalformedRequestError)) throw err;
     return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
   }
-  // Every batch is moved back, not copied: floats, histograms, exemplars.
-  const { batch, histogramBatch, exemplarBatch } = answer.parsed;
+  // Every batch is moved back, not copied: floats, histograms, exemplars, keys.
+  const { batch, histogramBatch, exemplarBatch, keys } = answer.parsed;
   const moving = [batch];
   if (histogramBatch !== undefined) moving.push(histogramBatch);
   if (exemplarBatch !== undefined) moving.push(exemplarBatch);
+  if (keys !== undefined) moving.push(keys);
   return movedWith(answer, moving.length === 1 ? batch : moving);
 }

@@ -1,0 +1,96 @@
+/**
+ * The worker's half of the series cache: the 128-bit key of each
+ * TimeSeries' raw label bytes (assembly/series-keys.ts: its leading Label
+ * fields, hashed with the table's two seeds mixed with the tenant), looked
+ * up in the shared table (series-table.ts).
+ */
+import type { HeadWasm } from '../head/head-wasm.js';
+import { probeRef, tableSeeds } from './series-table.js';
+
+/** assembly/series-keys.ts's export. */
+interface SeriesKeysWasm extends HeadWasm {
+  seriesKeys(req: number, len: number, out: number, cap: number, seedA: bigint, seedB: bigint): number;
+}
+
+// Record of one TimeSeries (8 words), as assembly/series-keys.ts writes it.
+const REC_WORDS = 8;
+const LABELS_END = 2;
+const FLAGS = 3;
+const KEY_A = 4;
+const KEYED = 1;
+
+/** A request's keys, in this thread's module memory until free(). */
+export class RequestKeys {
+  private i32: Int32Array;
+  private readonly base: number;
+
+  private constructor(
+    private readonly wasm: HeadWasm,
+    private readonly ptr: number,
+    out: number,
+    private readonly table: Int32Array,
+  ) {
+    this.i32 = new Int32Array(wasm.memory.buffer);
+    this.base = out >>> 2;
+  }
+
+  /**
+   * Keys the `series` TimeSeries of `bytes` (a WriteRequest whose tenant
+   * label, canonical `name 0xFF value 0xFF`, is `tenant`); undefined when
+   * the walk finds another count (a malformed request: read it in full).
+   */
+  static of(wasm: HeadWasm, bytes: Uint8Array, series: number, tenant: Uint8Array, table: Int32Array): RequestKeys | undefined {
+    const w = wasm as SeriesKeysWasm;
+    const out = (bytes.length + 7) & ~7;
+    const tenantAt = out + series * REC_WORDS * 4;
+    const ptr = w.alloc(tenantAt + tenant.length + 8);
+    const mem = new Uint8Array(w.memory.buffer);
+    mem.set(bytes, ptr);
+    mem.set(tenant, ptr + tenantAt);
+    const seeds = tableSeeds(table);
+    const seedA = w.xxh64(ptr + tenantAt, tenant.length, seeds.a);
+    const seedB = w.xxh64(ptr + tenantAt, tenant.length, seeds.b);
+    const n = w.seriesKeys(ptr, bytes.length, ptr + out, series, seedA, seedB);
+    if (n !== series) {
+      w.free(ptr);
+      return undefined;
+    }
+    return new RequestKeys(w, ptr, ptr + out, table);
+  }
+
+  private words(): Int32Array {
+    if (this.i32.length === 0) this.i32 = new Int32Array(this.wasm.memory.buffer);
+    return this.i32;
+  }
+
+  /** Whether TimeSeries `i`'s key stands for its labels (see assembly/series-keys.ts). */
+  keyed(i: number): boolean {
+    return (this.words()[this.base + i * REC_WORDS + FLAGS]! & KEYED) !== 0;
+  }
+
+  /** The series ref the table holds for TimeSeries `i` (keyed), 0 when none. */
+  ref(i: number): number {
+    const w = this.words();
+    const k = this.base + i * REC_WORDS + KEY_A;
+    return probeRef(this.table, w[k]!, w[k + 1]!, w[k + 2]!, w[k + 3]!);
+  }
+
+  /** Where TimeSeries `i`'s leading labels end, as an offset of the request. */
+  labelsEnd(i: number): number {
+    return this.words()[this.base + i * REC_WORDS + LABELS_END]! - this.ptr;
+  }
+
+  /** Writes TimeSeries `i`'s key (four words) at `out[at]`. */
+  copyKey(i: number, out: Int32Array, at: number): void {
+    const w = this.words();
+    const k = this.base + i * REC_WORDS + KEY_A;
+    out[at] = w[k]!;
+    out[at + 1] = w[k + 1]!;
+    out[at + 2] = w[k + 2]!;
+    out[at + 3] = w[k + 3]!;
+  }
+
+  free(): void {
+    this.wasm.free(this.ptr);
+  }
+}
