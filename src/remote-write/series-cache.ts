@@ -79,12 +79,14 @@ export class SeriesCache {
   }
 
   /**
-   * The batch of write `t` with every entry given by the ref of a series
-   * dropped since `t` began turned back into an entry by labels (a new
-   * batch), or `batch` itself when there is none.
+   * The batch with every entry given by the ref of a series the head no
+   * longer holds (dropped while the write was in flight) turned back into
+   * an entry by labels (a new batch), or `batch` itself when there is none.
+   * Every ref is checked, so an entry can never be lost silently.
+   * @throws Error naming the entry when a ref names a series that is
+   *   neither live nor kept (nothing is appended then).
    */
-  resolve(t: CacheTicket, batch: ArrayBuffer, head: Head): ArrayBuffer {
-    if (t.seq > this.dropSeq || this.graveyard.size === 0) return batch;
+  resolve(batch: ArrayBuffer, head: Head): ArrayBuffer {
     const v = viewAppendBatch(batch);
     const words = new Uint32Array(batch, v.entriesAt, (v.entries * ENTRY.size) >>> 2);
     const step = ENTRY.size >>> 2;
@@ -95,7 +97,7 @@ export class SeriesCache {
       const r = words[i * step + ref]!;
       if (r === 0 || head.get(r - 1) !== undefined) continue;
       const labels = this.graveyard.get(r - 1);
-      if (labels === undefined) throw new Error(`series cache: batch entry ${i} names series ${r - 1}, which is gone and not kept`);
+      if (labels === undefined) throw new Error(`series cache: batch entry ${i} names series ${r - 1}, which the head does not hold`);
       stale.push(i);
       extra += labels.length;
     }

@@ -97,7 +97,7 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
       if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
       limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
     }
-    batch = parsed.refEntries > 0 ? cache.resolve(ticket, parsed.batch, db.head) : parsed.batch;
+    batch = parsed.refEntries > 0 ? cache.resolve(parsed.batch, db.head) : parsed.batch;
     const entries = viewAppendBatch(batch).entries;
     const ids = parsed.keys === undefined ? undefined : entryIds(entries);
     result = entries > 0 ? db.append(batch, ids) : undefined;
