@@ -19,6 +19,9 @@ const FLAGS = 3;
 const KEY_A = 4;
 const KEYED = 1;
 
+/** Refs found by the last RequestKeys.of on this thread, by TimeSeries. */
+let refScratch = new Int32Array(4096);
+
 /** A request's keys, in this thread's module memory until free(). */
 export class RequestKeys {
   private i32: Int32Array;
@@ -55,7 +58,24 @@ export class RequestKeys {
       w.free(ptr);
       return undefined;
     }
-    return new RequestKeys(w, ptr, ptr + out, table);
+    const keys = new RequestKeys(w, ptr, ptr + out, table);
+    keys.probeAll(series);
+    return keys;
+  }
+
+  /**
+   * Looks every keyed TimeSeries up in one tight loop before the parse:
+   * the table's cache misses, independent of each other, overlap there,
+   * where one lookup per series inside the parse would wait for each.
+   */
+  private probeAll(n: number): void {
+    if (refScratch.length < n) refScratch = new Int32Array(Math.max(n, refScratch.length * 2));
+    const refs = refScratch;
+    const w = this.i32;
+    const table = this.table;
+    for (let i = 0, r = this.base; i < n; i++, r += REC_WORDS) {
+      refs[i] = (w[r + FLAGS]! & KEYED) === 0 ? 0 : probeRef(table, w[r + KEY_A]!, w[r + KEY_A + 1]!, w[r + KEY_A + 2]!, w[r + KEY_A + 3]!);
+    }
   }
 
   private words(): Int32Array {
@@ -68,11 +88,9 @@ export class RequestKeys {
     return (this.words()[this.base + i * REC_WORDS + FLAGS]! & KEYED) !== 0;
   }
 
-  /** The series ref the table holds for TimeSeries `i` (keyed), 0 when none. */
+  /** The series ref the table held for TimeSeries `i` (keyed) when it was keyed, 0 when none. */
   ref(i: number): number {
-    const w = this.words();
-    const k = this.base + i * REC_WORDS + KEY_A;
-    return probeRef(this.table, w[k]!, w[k + 1]!, w[k + 2]!, w[k + 3]!);
+    return refScratch[i]! >>> 0;
   }
 
   /** Where TimeSeries `i`'s leading labels end, as an offset of the request. */

@@ -8,9 +8,8 @@
  * Layout (int32 words): [0] capacity in slots (a power of two), [1..4] the
  * table's two random 64-bit seeds (low word first), [5..7] zero; then
  * slots of five words: key A (low, high), key B (low, high), ref. A slot
- * is published by its ref, stored last with Atomics.store and read first
- * with Atomics.load, so a reader that sees a ref sees its key. Slots are
- * never removed: a table is replaced whole (series-cache.ts).
+ * is published by its ref, stored last (Atomics.store). Slots are never
+ * removed or reused: a table is replaced whole (series-cache.ts).
  */
 import { randomFillSync } from 'node:crypto';
 
@@ -48,7 +47,11 @@ export function probeRef(words: Int32Array, aLo: number, aHi: number, bLo: numbe
   let i = aLo & mask;
   for (;;) {
     const s = HEADER_WORDS + i * SLOT_WORDS;
-    const ref = Atomics.load(words, s + REF);
+    // A plain read: the writer stores a slot's key, then its ref, each
+    // exactly once, and slots are never reused. A reader racing with it
+    // sees no ref (empty: a miss) or the final one, and a key it compares
+    // partly written matches nothing: a miss, never a wrong ref.
+    const ref = words[s + REF]!;
     if (ref === 0) return 0;
     if (words[s] === aLo && words[s + 1] === aHi && words[s + 2] === bLo && words[s + 3] === bHi) return ref >>> 0;
     i = (i + 1) & mask;
