@@ -171,6 +171,7 @@ export class Db {
       db.floor = r.floor;
       db.recomputeHeadTimes();
       db.advanceFloor();
+      db.seriesCache.reserve(db.head.seriesCount);
     } catch (err) {
       db.unlock();
       throw err;

@@ -66,6 +66,17 @@ export class SeriesCache {
     return tableBytes(this.slots);
   }
 
+  /**
+   * Sizes an empty table for `series` series (the head's, after a
+   * restart), so that it is not replaced while they are learned.
+   */
+  reserve(series: number): void {
+    if (this.count > 0) return;
+    let slots = this.slots;
+    while (series > slots * LOAD && slots < MAX_SLOTS) slots *= 2;
+    if (slots !== this.slots) this.replace(slots);
+  }
+
   /** Starts a write: the table to give its worker. Pair with end(). */
   begin(): CacheTicket {
     this.inflight++;
