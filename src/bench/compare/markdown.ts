@@ -157,7 +157,7 @@ Samples for chunked answers are those the whole chunks hold.
 |---|---|---|---|---|---|---|---|---|
 ${readRows.join('\n')}
 
-${agree.length === 0 ? 'Strata and Prometheus answered the same series and sample counts for every read.' : `Answers differed: ${agree.join('; ')}.`}
+${strata === undefined || prom === undefined ? '' : agree.length === 0 ? 'Strata and Prometheus answered the same series and sample counts for every read.' : `Answers differed: ${agree.join('; ')}.`}
 
 | target | result |
 |---|---|

@@ -44,7 +44,8 @@ Usage:
   strata bench compare [flags]
 
 Servers and method:
-  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus)
+  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus;
+                            victoria-metrics is taken too)
   --reads D                 time bound of each remote-read case; 0s skips the reads (default 20s)
   --quiet-wait D            before each server, wait up to this long for a quiet machine (default 120s; 0s: don't)
   --attempts N              run a server again (up to N times in all) when other work took over 5%
@@ -97,7 +98,8 @@ export interface CompareConfig extends CommonConfig {
 
 function parsePeers(value: string): PeerName[] {
   const out: PeerName[] = [];
-  for (const p of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  // The binaries' names (victoria-metrics) are taken as well as the peers'.
+  for (const p of value.split(',').map((s) => s.trim().replace(/^victoria-metrics$/, 'victoriametrics')).filter((s) => s !== '')) {
     if (!(PEERS as readonly string[]).includes(p)) throw new UsageError(`--peers: '${p}' is not one of ${PEERS.join(', ')}`);
     if (!out.includes(p as PeerName)) out.push(p as PeerName);
   }

@@ -80,7 +80,7 @@ export function targetsTable(peers: PeerFigures[], load: LoadShape): string {
       'Strata <= VictoriaMetrics', verdict(both ? s.cpuMicrosecondsPerSample <= TARGETS.cpuVsVm * vm.cpuMicrosecondsPerSample : undefined)],
     ['peak RSS', ...cells((p) => mib(p.peakRssBytes)), ...vs((p) => p.peakRssBytes),
       `Strata <= ${TARGETS.rssVsVm}x VictoriaMetrics`, verdict(both ? s.peakRssBytes <= TARGETS.rssVsVm * vm.peakRssBytes : undefined)],
-    ['', '', '', '', '', '', `at --series ${TARGETS.rssEqualLoad.series} --samples-per-series ${TARGETS.rssEqualLoad.samplesPerSeries}: Strata <= VictoriaMetrics`,
+    ['peak RSS at issue 14\'s many-series load', '', '', '', '', '', `at --series ${TARGETS.rssEqualLoad.series} --samples-per-series ${TARGETS.rssEqualLoad.samplesPerSeries}: Strata <= VictoriaMetrics`,
       atEqualLoad ? verdict(both ? s.peakRssBytes <= vm.peakRssBytes : undefined) : `not this load (${fmt(load.series)} series x ${fmt(load.samplesPerSeries)})`],
     ['readiness p99 / max ms', ...cells(readyCell), ...vs(readyP99),
       `Strata: every answer within ${TARGETS.readyMs} ms`, verdict(sReady === null || sReady === undefined || sReady.probes === 0 ? undefined : sReady.failures === 0 && (sReady.latencyMs.max ?? Infinity) <= TARGETS.readyMs)],

@@ -29,8 +29,8 @@ export interface EventLoopReading {
 const toMs = (seconds: number | undefined): number | null => (seconds === undefined || !Number.isFinite(seconds) ? null : Math.round(seconds * 1e6) / 1e3);
 
 /**
- * The event-loop figures in an exposition, in ms; undefined when it has no
- * nodejs_eventloop_lag_p99_seconds. With several prefixes or label sets,
+ * The event-loop figures in an exposition, in ms (all null when the window
+ * held no sample); undefined when it has no nodejs_eventloop_lag_p99_seconds. With several prefixes or label sets,
  * the first p99 line's prefix is read, and its first line of each part.
  */
 export function parseEventLoop(exposition: string): EventLoopReading | undefined {
@@ -49,7 +49,9 @@ export function parseEventLoop(exposition: string): EventLoopReading | undefined
   for (const [p, part, value] of lines) {
     if (p === prefix && (PARTS as readonly string[]).includes(part) && !seen.has(part as Part)) seen.set(part as Part, value);
   }
-  const delay = Object.fromEntries(PARTS.map((part) => [`${part}Ms`, toMs(seen.get(part))])) as EventLoopDelay;
+  // No timer firing since the previous scrape: prom-client then shows a NaN mean and an unset min (2^63 ns).
+  const empty = !Number.isFinite(seen.get('mean') ?? NaN);
+  const delay = Object.fromEntries(PARTS.map((part) => [`${part}Ms`, empty ? null : toMs(seen.get(part))])) as EventLoopDelay;
   return { family: `${prefix}nodejs_eventloop_lag`, delay };
 }
 
