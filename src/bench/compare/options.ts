@@ -37,8 +37,11 @@ export const compareHelp = `strata bench compare: the same remote-write load aga
 Prometheus (remote-write receiver) found on the PATH, one after another on this machine,
 each on a fresh temporary directory on 127.0.0.1; then the same remote reads against
 Strata and Prometheus. For each server: samples/s, request latency, server CPU, peak RSS,
-what it holds afterwards (counted back), disk bytes per sample once persisted, and read
-latency. Needs the Debian packages victoria-metrics and prometheus for those two.
+what it holds afterwards (counted back), disk bytes per sample once persisted, read
+latency, and how responsive it stays under the load (readiness GET every 100 ms; Strata's
+event-loop delay from its /metrics). The markdown puts issue 14's targets side by side
+(Strata/VictoriaMetrics, Strata/Prometheus), each met or not met. Needs the Debian
+packages victoria-metrics and prometheus for those two.
 
 Usage:
   strata bench compare [flags]

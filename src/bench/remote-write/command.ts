@@ -1,6 +1,8 @@
 /**
  * `strata bench remote-write`: encode the load, send it with a live
- * progress line, then print the summary and write --json and --report.
+ * progress line while watching the target's readiness and event-loop
+ * delay (run/responsiveness.ts), then print the summary and write --json
+ * and --report.
  * Ctrl-C stops the sending; what was measured until then is printed and
  * written, marked as interrupted.
  */
