@@ -67,7 +67,7 @@ function sampleReport(): ReturnType<typeof reportJson> {
     responsiveness: {
       readiness: { url: 'http://127.0.0.1:1/-/ready', intervalMs: 100, probes: 120, ok: 118, failures: 2, byCode: { '503': 2 }, latencyMs: { count: 120, mean: 3, p50: 2.5, p90: 4, p99: 37.5, p999: 61, max: 61 }, slowMs: 50, slow: 1 },
       serverEventLoop: null,
-      generatorEventLoop: { minMs: 10, meanMs: 10.3, p50Ms: 10.1, p90Ms: 10.6, p99Ms: 12.5, maxMs: 14 },
+      probeEventLoop: { minMs: 10, meanMs: 10.3, p50Ms: 10.1, p90Ms: 10.6, p99Ms: 12.5, maxMs: 14 },
       notes: ['server event loop not read: http://127.0.0.1:1/metrics has no <nodejs_eventloop_lag_p99_seconds>'],
     },
   };

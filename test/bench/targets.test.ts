@@ -13,7 +13,7 @@ function responsiveness(readyP99: number, readyMax: number, failures: number, lo
   return {
     readiness: { url: 'http://127.0.0.1:1/-/ready', intervalMs: 100, probes: 100, ok: 100 - failures, failures, byCode: failures > 0 ? { '503': failures } : {}, latencyMs: lat, slowMs: 50, slow: 0 },
     serverEventLoop: loopP99 === null ? null : { minMs: 9.8, meanMs: 10.4, p50Ms: 10.1, p90Ms: 11, p99Ms: loopP99, maxMs: loopP99 + 5, url: 'http://127.0.0.1:1/metrics', family: 'strata_nodejs_eventloop_lag', windowSeconds: 10 },
-    generatorEventLoop: { minMs: 10, meanMs: 10.2, p50Ms: 10.1, p90Ms: 10.5, p99Ms: 12, maxMs: 15 },
+    probeEventLoop: { minMs: 10, meanMs: 10.2, p50Ms: 10.1, p90Ms: 10.5, p99Ms: 12, maxMs: 15 },
     notes: [],
   };
 }

@@ -58,16 +58,16 @@ function responsivenessTable(report: BenchReport): string {
     return [`<tr><td>${escapeHtml(r.name)}</td>` +
       (ready === null ? '<td>not probed</td><td></td><td></td>' : `<td>${fmt(ready.probes)}</td><td>${fmt(ready.failures)}</td><td>${cell(ready.latencyMs.p50)} / ${cell(ready.latencyMs.p99)} / ${cell(ready.latencyMs.max)}</td>`) +
       (loop === null ? '<td>n/a</td>' : `<td>${cell(loop.p50Ms)} / ${cell(loop.p99Ms)} / ${cell(loop.maxMs)}</td>`) +
-      `<td>${cell(x.generatorEventLoop.p99Ms)} / ${cell(x.generatorEventLoop.maxMs)}</td></tr>`];
+      (x.probeEventLoop === null ? '<td>n/a</td></tr>' : `<td>${cell(x.probeEventLoop.p99Ms)} / ${cell(x.probeEventLoop.maxMs)}</td></tr>`)];
   });
   if (rows.length === 0) return '';
   const notes = report.runs.flatMap((r) => (r.responsiveness?.notes ?? []).map((n) => `<p class="meta">${escapeHtml(r.name)}: ${escapeHtml(n)}</p>`));
   return `<h2>Responsiveness during the load</h2>
 <table>
-<tr><th>run</th><th>readiness probes</th><th>failed</th><th>readiness ms p50 / p99 / max</th><th>server event-loop delay ms p50 / p99 / max</th><th>generator event-loop delay ms p99 / max</th></tr>
+<tr><th>run</th><th>readiness probes</th><th>failed</th><th>readiness ms p50 / p99 / max</th><th>server event-loop delay ms p50 / p99 / max</th><th>probe thread event-loop delay ms p99 / max</th></tr>
 ${rows.join('\n')}
 </table>
-<p class="meta">Readiness: a GET every 100 ms on its own connection. Event-loop delay: prom-client's nodejs_eventloop_lag_* gauges, intervals of a 10 ms timer (about 10 ms when idle).</p>
+<p class="meta">Readiness: a GET every 100 ms on its own connection, from a thread of its own. Event-loop delay: prom-client's nodejs_eventloop_lag_* gauges, intervals of a 10 ms timer (about 10 ms when idle).</p>
 ${notes.join('\n')}`;
 }
 

@@ -108,8 +108,8 @@ export const ResponsivenessSchema = Type.Object({
     /** Seconds between the scrape before the load and the one after: the window the figures cover. */
     windowSeconds: Num,
   }), Type.Null()]),
-  /** This process' own loop over the load (resolution 10 ms, as prom-client's): probe latencies include its delays. */
-  generatorEventLoop: EventLoopDelaySchema,
+  /** The probe thread's own loop over the load (resolution 10 ms, as prom-client's): probe latencies include its delays; null without a probe. */
+  probeEventLoop: Type.Union([EventLoopDelaySchema, Type.Null()]),
   notes: Type.Array(Type.String()),
 });
 

@@ -35,11 +35,11 @@ export function responsivenessLines(x: Responsiveness): string[] {
   }
   const loop = x.serverEventLoop;
   if (loop !== null) rows.push([`server event-loop delay (${loop.family}_*)`, '', '', ms(loop.p50Ms ?? NaN), ms(loop.p99Ms ?? NaN), ms(loop.maxMs ?? NaN)]);
-  const gen = x.generatorEventLoop;
-  rows.push(['generator event-loop delay (this process)', '', '', ms(gen.p50Ms ?? NaN), ms(gen.p99Ms ?? NaN), ms(gen.maxMs ?? NaN)]);
+  const probe = x.probeEventLoop;
+  if (probe !== null) rows.push(['probe thread event-loop delay (this process)', '', '', ms(probe.p50Ms ?? NaN), ms(probe.p99Ms ?? NaN), ms(probe.maxMs ?? NaN)]);
   const lines = [table(rows)];
   if (ready !== null && ready.probes > 0) lines.push(`readiness answers slower than ${fmt(ready.slowMs)} ms: ${fmt(ready.slow)} of ${fmt(ready.probes)}`);
-  if (loop !== null || gen.p99Ms !== null) lines.push('event-loop delay: intervals of a 10 ms timer (prom-client\'s monitorEventLoopDelay), so about 10 ms when idle');
+  if (loop !== null || probe !== null) lines.push('event-loop delay: intervals of a 10 ms timer (perf_hooks.monitorEventLoopDelay, as prom-client), so about 10 ms when idle');
   for (const n of x.notes) lines.push(n);
   return lines;
 }

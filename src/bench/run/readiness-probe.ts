@@ -9,7 +9,8 @@
  * One probe at a time: a probe slower than the interval makes the probe
  * skip the ticks it overlapped rather than queue them behind it, so a
  * stalled server is seen as a few slow answers, not as a pile-up the probe
- * made itself. Bounded: at most `maxProbes`, each with a timeout; stop()
+ * made itself. Bounded: at most `maxTicks` ticks of the interval (skipped
+ * ones count), each probe with a timeout; stop()
  * cuts a probe in flight off (not counted) and ends the loop.
  */
 import type http from 'node:http';
@@ -28,8 +29,8 @@ export interface ReadinessProbeOptions {
   intervalMs?: number;
   /** A probe not answered within this fails as "timeout" (ms); 5000 by default. */
   timeoutMs?: number;
-  /** Most probes made (the loop's bound). */
-  maxProbes: number;
+  /** The loop's bound: ticks of the interval, skipped ones included (so at most this many probes). */
+  maxTicks: number;
   /** An answer slower than this is counted as slow (ms); 50 by default (issue 14's bound). */
   slowMs?: number;
   headers?: Record<string, string>;
@@ -62,6 +63,7 @@ export class ReadinessProbe {
   private ok = 0;
   private slow = 0;
   private loop: Promise<void> | undefined;
+  private done = false;
 
   constructor(private readonly o: ReadinessProbeOptions) {
     this.intervalMs = o.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
@@ -92,14 +94,20 @@ export class ReadinessProbe {
   private async run(): Promise<void> {
     const signal = this.stopper.signal;
     const t0 = performance.now();
-    // Bounded by maxProbes; each probe by its timeout.
-    for (let tick = 0; tick < this.o.maxProbes && !signal.aborted; tick++) {
+    // Bounded by maxTicks; each probe by its timeout.
+    for (let tick = 0; tick < this.o.maxTicks && !signal.aborted; tick++) {
       await pause(t0 + tick * this.intervalMs - performance.now(), signal);
       if (signal.aborted) break;
       this.count(await httpGet(this.o.agent, this.o.url, { timeoutMs: this.o.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, signal, ...(this.o.headers ? { headers: this.o.headers } : {}) }));
       // Ticks that passed while this probe waited for its answer are skipped.
       tick = Math.max(tick, Math.ceil((performance.now() - t0) / this.intervalMs) - 1);
     }
+    this.done = true;
+  }
+
+  /** Whether the loop has ended by itself (after maxTicks). */
+  get finished(): boolean {
+    return this.done;
   }
 
   /** Stops probing (a probe in flight is cut off, not counted) and returns what was seen. */

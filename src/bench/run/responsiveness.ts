@@ -7,8 +7,10 @@
  *   connection and checks that the endpoint answers 200 (else the probe is
  *   left off, with a note); one scrape of /metrics starts the server's
  *   event-loop window (prom-client resets its histogram at every scrape);
- * - during the load: the readiness probe (readiness-probe.ts), and this
- *   process' own event-loop delay (the probe's latencies include it);
+ * - during the load: the readiness probe (readiness-probe.ts) on a thread
+ *   of its own (readiness-thread.ts), so that the load's sending does not
+ *   hold its answers up, with that thread's event-loop delay (the probe's
+ *   latencies include it);
  * - after: the probe stops, a second scrape reads the server's delay over
  *   the window (event-loop-metrics.ts).
  *
@@ -16,13 +18,14 @@
  * gets null figures and a note saying why; nothing here fails the run.
  */
 import type http from 'node:http';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import type { HttpClientTls } from '../remote-write/options.js';
 import { makeAgent } from '../remote-write/post.js';
 import type { Responsiveness } from '../report/schema.js';
-import { delayOf, parseEventLoop, type EventLoopReading } from './event-loop-metrics.js';
+import { parseEventLoop, type EventLoopReading } from './event-loop-metrics.js';
 import { httpGet } from './http-get.js';
-import { DEFAULT_PROBE_INTERVAL_MS, ReadinessProbe } from './readiness-probe.js';
+import { DEFAULT_PROBE_INTERVAL_MS } from './readiness-probe.js';
+import { ProbeThread } from './readiness-thread.js';
 
 export interface ResponsivenessOptions {
   /** The readiness endpoint; undefined: no probe. */
@@ -36,17 +39,15 @@ export interface ResponsivenessOptions {
   intervalMs?: number;
 }
 
-/** A check before the load or a scrape takes at most this long (ms). */
+/** A scrape takes at most this long (ms). */
 const CHECK_TIMEOUT_MS = 10_000;
-/** The generator's own monitor: prom-client's default resolution, so both loops read alike. */
-const GENERATOR_RESOLUTION_MS = 10;
+/** The probe thread's own monitor: prom-client's default resolution, so both loops read alike. */
+const PROBE_LOOP_RESOLUTION_MS = 10;
 
 /** One watch over one load: begin() before sending, end() after. */
 export class ResponsivenessWatch {
   private readonly notes: string[] = [];
-  private readonly generator = monitorEventLoopDelay({ resolution: GENERATOR_RESOLUTION_MS });
-  private probe: ReadinessProbe | undefined;
-  private probeAgent: http.Agent | undefined;
+  private probe: ProbeThread | undefined;
   private metricsAgent: http.Agent | undefined;
   private scrapedAt = 0;
 
@@ -57,7 +58,6 @@ export class ResponsivenessWatch {
     const w = new ResponsivenessWatch(o);
     await w.startMetrics();
     await w.startProbe();
-    w.generator.enable();
     return w;
   }
 
@@ -67,18 +67,17 @@ export class ResponsivenessWatch {
       this.notes.push('readiness not probed (no readiness URL)');
       return;
     }
-    const agent = makeAgent(url, 1, this.o.tls);
-    const first = await httpGet(agent, url, { timeoutMs: CHECK_TIMEOUT_MS, ...(this.o.headers ? { headers: this.o.headers } : {}) });
-    if (first.kind !== 'answer' || first.status !== 200) {
-      const what = first.kind === 'answer' ? `answered ${first.status}` : first.kind === 'network' ? `failed (${first.code})` : 'was cut off';
-      this.notes.push(`readiness not probed: GET ${url.href} ${what} before the load`);
-      agent.destroy();
-      return;
-    }
     const intervalMs = this.o.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
-    this.probeAgent = agent;
-    this.probe = new ReadinessProbe({ url, agent, intervalMs, maxProbes: Math.ceil(this.o.durationMs / intervalMs) + 2, ...(this.o.headers ? { headers: this.o.headers } : {}) });
-    this.probe.start();
+    const probe = await ProbeThread.start({
+      url: url.href,
+      intervalMs,
+      maxTicks: Math.ceil(this.o.durationMs / intervalMs) + 2,
+      headers: this.o.headers ?? {},
+      resolutionMs: PROBE_LOOP_RESOLUTION_MS,
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
+    });
+    if (typeof probe === 'string') this.notes.push(`readiness not probed: ${probe}`);
+    else this.probe = probe;
   }
 
   private async startMetrics(): Promise<void> {
@@ -108,9 +107,13 @@ export class ResponsivenessWatch {
 
   /** Stops the probe, reads the server's delay over the window; returns the run's `responsiveness`. */
   async end(): Promise<Responsiveness> {
-    this.generator.disable();
-    const readiness = this.probe === undefined ? null : await this.probe.stop();
-    this.probeAgent?.destroy();
+    let readiness: Responsiveness['readiness'] = null;
+    let probeEventLoop: Responsiveness['probeEventLoop'] = null;
+    if (this.probe !== undefined) {
+      const r = await this.probe.stop();
+      if (r instanceof Error) this.notes.push(`readiness probe lost: ${r.message}`);
+      else ({ readiness, loop: probeEventLoop } = r);
+    }
     let serverEventLoop: Responsiveness['serverEventLoop'] = null;
     if (this.metricsAgent !== undefined) {
       const url = this.o.metricsUrl!;
@@ -120,6 +123,6 @@ export class ResponsivenessWatch {
       if (typeof reading === 'string') this.notes.push(`server event loop not read after the load: ${reading}`);
       else serverEventLoop = { ...reading.delay, url: url.href, family: reading.family, windowSeconds };
     }
-    return { readiness, serverEventLoop, generatorEventLoop: delayOf(this.generator), notes: this.notes };
+    return { readiness, serverEventLoop, probeEventLoop, notes: this.notes };
   }
 }
