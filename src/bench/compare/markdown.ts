@@ -1,8 +1,8 @@
 /**
  * The comparison as a markdown section, the form bench/RESULTS.md keeps:
  * the machine and method, one row per server (samples/s, CPU, memory,
- * latency, what it held afterwards), disk per sample, remote reads, the
- * targets Strata is held to and the ratios.
+ * latency, what it held afterwards), issue 14's targets side by side
+ * (targets.ts), disk per sample, remote reads, and the older targets.
  */
 import { cpus, totalmem } from 'node:os';
 import { ReadRequest_ResponseType } from '../../gen/prometheus/remote.js';
