@@ -50,6 +50,10 @@ export interface Peer {
   child: Child;
   base: string;
   writeUrl: string;
+  /** Polled during the load: Strata and Prometheus /-/ready, VictoriaMetrics /health. */
+  readyUrl: string;
+  /** Scraped before and after the load for a Node.js server's event-loop delay. */
+  metricsUrl: string;
   /** Remote read, where the server serves it. */
   readUrl?: string;
   dataDir: string;
@@ -99,6 +103,8 @@ async function startStrata(dataDir: string): Promise<Peer> {
     child,
     base,
     writeUrl: `${base}/api/v1/write`,
+    readyUrl: `${base}/-/ready`,
+    metricsUrl: `${base}/metrics`,
     readUrl: `${base}/api/v1/read`,
     dataDir,
     beforeStop: async () => {},
@@ -133,6 +139,8 @@ async function startVictoriaMetrics(dataDir: string): Promise<Peer> {
     child,
     base,
     writeUrl: `${base}/api/v1/write`,
+    readyUrl: `${base}/health`,
+    metricsUrl: `${base}/metrics`,
     dataDir,
     beforeStop: async () => {
       // Make what it buffers in memory a part on disk (a stop does this too).
@@ -174,6 +182,8 @@ async function startPrometheus(dataDir: string, parent: string): Promise<Peer> {
     child,
     base,
     writeUrl: `${base}/api/v1/write`,
+    readyUrl: `${base}/-/ready`,
+    metricsUrl: `${base}/metrics`,
     readUrl: `${base}/api/v1/read`,
     dataDir,
     async beforeStop() {
