@@ -150,8 +150,8 @@ export class Head {
   append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void, ids?: Uint32Array): HeadAppendStats {
     const v = viewAppendBatch(batch);
     const w = this.wasm;
-    const base = this.ensureBatchBlock(batch.byteLength);
-    this.views().set(new Uint8Array(batch), base);
+    const base = this.ensureBatchBlock(v.size);
+    this.views().set(new Uint8Array(batch, 0, v.size), base);
     const entries = base + v.entriesAt;
     const labels = base + v.labelsAt;
     const ts = base + v.timestampsAt;

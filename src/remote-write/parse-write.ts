@@ -200,7 +200,7 @@ export function writeRequestTenant(bytes: Uint8Array): string {
  * const result = db.append(parsed.batch);
  * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
  */
-export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer): ParsedWrite {
+export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
   const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
   if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
   if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
@@ -263,7 +263,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         r.skip(tag & 7, end);
       }
     }
-    batch = scratch.finish(wasm);
+    batch = scratch.finish(wasm, spare);
     if (histogramScratch.n > 0) histogramBatch = histogramScratch.finish(wasm);
     exemplarBatch = exemplarScratch.finish();
   } finally {

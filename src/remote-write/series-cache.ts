@@ -113,9 +113,9 @@ export class SeriesCache {
       extra += labels.length;
     }
     if (stale.length === 0) return batch;
-    const out = new ArrayBuffer(batch.byteLength + extra);
+    const out = new ArrayBuffer(v.size + extra);
     const u8 = new Uint8Array(out);
-    u8.set(new Uint8Array(batch));
+    u8.set(new Uint8Array(batch, 0, v.size));
     const head32 = new Uint32Array(out, 0, 4);
     head32[3] = v.labelBytes + extra;
     const entries = new DataView(out, v.entriesAt, v.entries * ENTRY.size);

@@ -3,7 +3,7 @@ import { joinRejections, rejectionError } from '../db/rejections.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { writeRequestTenant } from '../remote-write/parse-write.js';
-import { parseWriteInPool } from '../remote-write/pool-task.js';
+import { parseWriteInPool, recycleBatch } from '../remote-write/pool-task.js';
 import type { ParsedWrite } from '../remote-write/parse-write.js';
 import type { AppendResult } from '../db/db.js';
 import { snappyDecodedLength } from '../remote-write/snappy-block.js';
@@ -87,6 +87,7 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
   }
   const cache = db.seriesCache;
+  const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
   const ticket = cache.begin();
   let parsed: ParsedWrite;
   let batch: ArrayBuffer;
@@ -105,12 +106,14 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
   } finally {
     cache.end(ticket);
   }
+  // Rejections are named from the batch: it is given back once they are.
+  const rejectedFloats = result === undefined ? undefined : rejectionError(result, batch, labelsOf);
+  recycleBatch(parsed.batch);
   const hBatch = parsed.histogramBatch;
   const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
   const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
   if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
   const v2 = opts.dialect === 'prometheus-v2';
-  const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
   const problems: string[] = [];
   if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
   if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
@@ -124,7 +127,7 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
   }
   const rejected = joinRejections(
-    result === undefined ? undefined : rejectionError(result, batch, labelsOf),
+    rejectedFloats,
     hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf),
   );
   const written = {
