@@ -6,6 +6,7 @@ import { writeRequestTenant } from '../remote-write/parse-write.js';
 import { parseWriteInPool, recycleBatch } from '../remote-write/pool-task.js';
 import type { ParsedWrite } from '../remote-write/parse-write.js';
 import type { AppendResult } from '../db/db.js';
+import { TurnBudget } from '../background/yielder.js';
 import { snappyDecodedLength } from '../remote-write/snappy-block.js';
 import type { WriteAdmission } from '../write-limits/write-limiter.js';
 import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
@@ -98,6 +99,8 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
       if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
       limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
     }
+    const wait = appendTurns.take();
+    if (wait !== undefined) await wait;
     batch = parsed.refEntries > 0 ? cache.resolve(parsed.batch, db.head) : parsed.batch;
     const entries = viewAppendBatch(batch).entries;
     const ids = parsed.keys === undefined ? undefined : entryIds(entries);
@@ -141,6 +144,9 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
   }
   return rejected === undefined ? written : { ...written, error: rejected };
 }
+
+/** Appends that become ready together share a turn of the event loop, at most 8 ms of them (yielder.ts). */
+const appendTurns = new TurnBudget(8);
 
 let idScratch = new Uint32Array(4096);
 
