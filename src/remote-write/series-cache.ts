@@ -49,6 +49,9 @@ export class SeriesCache {
   /** Writes in flight dispatched at or before dropSeq. */
   private pendingOld = 0;
   private readonly graveyard = new Map<number, Uint8Array>();
+  /** Series written by ref (found), and keyed series written by labels (not found), since open. */
+  hits = 0;
+  misses = 0;
 
   constructor(slots = MIN_SLOTS) {
     this.slots = slots;
@@ -139,8 +142,9 @@ export class SeriesCache {
    * (`ids`: id + 1 per entry, 0 for entries the head did not take).
    */
   learn(t: CacheTicket, keys: ArrayBuffer, ids: Uint32Array): void {
-    if (t.table !== this.table) return;
     const k = new Int32Array(keys);
+    this.misses += k.length / KEY_RECORD_WORDS;
+    if (t.table !== this.table) return;
     for (let at = 0; at + KEY_RECORD_WORDS <= k.length; at += KEY_RECORD_WORDS) {
       const ref = ids[k[at]!]!;
       if (ref === 0) continue;

@@ -101,6 +101,7 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     }
     const wait = appendTurns.take();
     if (wait !== undefined) await wait;
+    cache.hits += parsed.refEntries;
     batch = parsed.refEntries > 0 ? cache.resolve(parsed.batch, db.head) : parsed.batch;
     const entries = viewAppendBatch(batch).entries;
     const ids = parsed.keys === undefined ? undefined : entryIds(entries);
