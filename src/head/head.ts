@@ -6,6 +6,7 @@ import type { Series } from './series.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import { OooHead } from './ooo-head.js';
 import { HistogramHead } from './histogram-head.js';
+import { NO_CHUNKS } from './series.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -515,7 +516,7 @@ export class Head {
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
     const labels = this.decodeLabels(labelsPtr, len);
     const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
-    const s: Series = { id, labels, slot, chunks: [] };
+    const s: Series = { id, labels, slot, chunks: NO_CHUNKS };
     this.byId[id] = s;
     this.live++;
     if (id >= this.nextId) this.nextId = id + 1;
