@@ -16,6 +16,7 @@ export function free(ptr: usize): void {
   heap.free(ptr);
 }
 export { xxh64, hashEntries } from './xxhash';
+export { KEY_SIZE, KEYED, seriesKeys } from './series-keys';
 export {
   SLOT_SIZE, ENTRY_SIZE, CUT_SIZE,
   headInit, headStatsReset, headStat, headFirstEntry, headFirstT, headBatchMinT, headBatchMaxT,

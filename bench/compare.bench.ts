@@ -2,8 +2,10 @@
 // this repository's settings: the same Prometheus remote-write load against
 // Strata, VictoriaMetrics and Prometheus (remote-write receiver), one after
 // another on this machine, then the same remote reads against Strata and
-// Prometheus; writes the dated markdown section at the top of
-// bench/RESULTS.md. See `strata bench compare --help` for the method.
+// Prometheus; prints and writes the dated markdown section at the top of
+// bench/RESULTS.md, issue 14's targets side by side in it (ratios of
+// Strata to each peer, met or not met; src/bench/compare/targets.ts). See
+// `strata bench compare --help` for the method.
 //
 // Env (kept from before the command existed): BENCH_SERIES (100000),
 // BENCH_SAMPLES (120), BENCH_PER_REQUEST (2000), BENCH_IN_FLIGHT (4),

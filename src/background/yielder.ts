@@ -70,3 +70,32 @@ export async function sortYielding<T>(items: T[], compare: (a: T, b: T) => numbe
   if (src !== items) for (let i = 0; i < n; i++) items[i] = src[i]!;
   return items;
 }
+
+/**
+ * Shares each turn of the event loop between writes whose appends become
+ * ready together (several pool answers arrive at once): the first runs at
+ * once, later ones too while less than `budgetMs` has passed since the
+ * turn's first, and the rest wait for the next turn (setImmediate), so
+ * timers and other requests (a readiness probe) are answered in between.
+ */
+export class TurnBudget {
+  private turnStart = 0;
+  private inTurn = false;
+
+  constructor(private readonly budgetMs = 8) {}
+
+  /** Undefined when the caller may go on in this turn, else a promise of the next turn. */
+  take(): Promise<void> | undefined {
+    const now = performance.now();
+    if (!this.inTurn) {
+      this.inTurn = true;
+      this.turnStart = now;
+      setImmediate(() => {
+        this.inTurn = false;
+      });
+      return undefined;
+    }
+    if (now - this.turnStart < this.budgetMs) return undefined;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.take());
+  }
+}

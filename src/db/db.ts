@@ -29,6 +29,7 @@ import { HistogramRecordWriter } from '../histograms/wal-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
+import { SeriesCache } from '../remote-write/series-cache.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -90,6 +91,8 @@ const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
  */
 export class Db {
   readonly head: Head;
+  /** Remote-write series by the key of their raw label bytes, shared with the pool (src/remote-write/series-cache.ts). */
+  readonly seriesCache = new SeriesCache();
   /** Exemplars from remote write: bounded, logged to the WAL, replayed on open (src/exemplars). */
   readonly exemplars: ExemplarStore;
   /** Metric metadata from remote write, in memory only (src/metadata). */
@@ -141,6 +144,7 @@ export class Db {
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.rangeMs = opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS;
     this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs });
+    this.head.onRelease = (ids) => this.seriesCache.released(ids, this.head);
     this.oooWindowMs = opts.outOfOrderWindowMs ?? 0;
     this.tooFarMs = opts.tooFarInFutureMs ?? 0;
     this.now = opts.now ?? Date.now;
@@ -167,6 +171,7 @@ export class Db {
       db.floor = r.floor;
       db.recomputeHeadTimes();
       db.advanceFloor();
+      db.seriesCache.reserve(db.head.seriesCount);
     } catch (err) {
       db.unlock();
       throw err;
@@ -269,9 +274,11 @@ export class Db {
    * Appends a batch (AppendBatchBuilder / the pool's parser make them).
    * Every valid sample is stored even when others are rejected; the result
    * counts both (rejectionError() turns it into the typed error). Returns
-   * after the WAL record reached the OS.
+   * after the WAL record reached the OS. With `ids`, each entry's series
+   * is written there as id + 1 (0 where the head took none of its samples
+   * and had no such series).
    */
-  append(batch: ArrayBuffer): AppendResult {
+  append(batch: ArrayBuffer, ids?: Uint32Array): AppendResult {
     this.assertWritable();
     const walSeg = this.wal.segment;
     const series = this.seriesRecord;
@@ -280,7 +287,7 @@ export class Db {
     bounds.minValidT = this.inOrderMinValidTime();
     bounds.maxValidT = this.tooFarMs > 0 ? this.now() + this.tooFarMs : Infinity;
     bounds.oooMinT = this.oooMinValidTime;
-    const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes));
+    const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes), ids);
     try {
       if (!series.empty) this.wal.append(RECORD_SERIES, series.payload());
       const samples = this.head.walPayload();

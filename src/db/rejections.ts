@@ -20,7 +20,7 @@ const WHAT: Record<RejectKey, [RejectReason, string]> = {
  * first {__name__="up", job="a"} at 1500)`; for a histogram batch
  * (src/histograms) `2 histogram samples rejected: ...`.
  */
-export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): SamplesRejectedError | undefined {
+export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer, labelsOf?: SeriesLabels): SamplesRejectedError | undefined {
   const total = result.outOfOrder + result.conflict + result.tooOld + result.tooFarInFuture;
   if (total === 0) return undefined;
   const what = isAppendBatch(batch) ? 'sample' : 'histogram sample';
@@ -29,7 +29,7 @@ export function rejectionError(result: HeadAppendStats, batch: ArrayBuffer): Sam
     const n = result[key];
     const first = result.first[key];
     if (n === 0 || first === undefined) continue;
-    parts.push(`${WHAT[key][1]} (${n}, first ${describeEntry(batch, first.entry)} at ${first.t})`);
+    parts.push(`${WHAT[key][1]} (${n}, first ${describeEntry(batch, first.entry, labelsOf)} at ${first.t})`);
   }
   return new SamplesRejectedError(`${total} ${what}${total === 1 ? '' : 's'} rejected: ${parts.join('; ')}`, {
     'out-of-order': result.outOfOrder,
@@ -54,12 +54,22 @@ function isAppendBatch(batch: ArrayBuffer): boolean {
   return batch.byteLength >= 4 && new Uint32Array(batch, 0, 1)[0] === APPEND_BATCH_MAGIC;
 }
 
-/** The labels of batch entry `i` (an append or a histogram batch) as {name="value", ...}, or the series id for entries given by id. */
-function describeEntry(batch: ArrayBuffer, i: number): string {
+/** The labels of a head series, [name, value, ...], if it exists. */
+export type SeriesLabels = (id: number) => readonly string[] | undefined;
+
+/**
+ * The labels of batch entry `i` (an append or a histogram batch) as
+ * {name="value", ...}; for entries given by series id, the series' labels
+ * from `labelsOf`, or the id when it cannot tell.
+ */
+function describeEntry(batch: ArrayBuffer, i: number, labelsOf: SeriesLabels | undefined): string {
   const v = isAppendBatch(batch) ? viewAppendBatch(batch) : viewHistogramBatch(batch);
   const e = new DataView(batch, v.entriesAt + i * ENTRY.size, ENTRY.size);
   const ref = e.getUint32(ENTRY.ref, true);
-  if (ref !== 0) return `series ${ref - 1}`;
+  if (ref !== 0) {
+    const labels = labelsOf?.(ref - 1);
+    return labels === undefined ? `series ${ref - 1}` : formatLabels(labels);
+  }
   const bytes = new Uint8Array(batch, v.labelsAt + e.getUint32(ENTRY.labelsOff, true), e.getUint32(ENTRY.labelsLen, true));
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: string[] = [];
@@ -69,6 +79,10 @@ function describeEntry(batch: ArrayBuffer, i: number): string {
     parts.push(b.toString('utf8', start, k));
     start = k + 1;
   }
+  return formatLabels(parts);
+}
+
+function formatLabels(parts: readonly string[]): string {
   const out: string[] = [];
   for (let k = 0; k + 1 < parts.length; k += 2) out.push(`${parts[k]}=${JSON.stringify(parts[k + 1])}`);
   return `{${out.join(', ')}}`;

@@ -11,6 +11,8 @@ import { invalidLabels } from './errors.js';
  * ENTRY), the timestamps (i64), the value bits (f64) and the label bytes.
  * A series' label bytes are its canonical form: name 0xFF value 0xFF ...
  * in name order (0xFF never occurs in UTF-8, so the form is unambiguous).
+ * The buffer may hold more bytes after the batch (a reused buffer); they
+ * are ignored.
  */
 export interface AppendBatchView {
   entries: number;
@@ -20,6 +22,8 @@ export interface AppendBatchView {
   timestampsAt: number;
   valuesAt: number;
   labelsAt: number;
+  /** Bytes of the batch; the buffer may be longer (slack, ignored). */
+  size: number;
 }
 
 /** "STB1": the first word of every append batch. */
@@ -48,8 +52,9 @@ export function viewAppendBatch(buffer: ArrayBuffer): AppendBatchView {
   const timestampsAt = entriesAt + entries * ENTRY.size;
   const valuesAt = timestampsAt + samples * 8;
   const labelsAt = valuesAt + samples * 8;
-  if (labelsAt + labelBytes !== buffer.byteLength) throw new RangeError('append batch: sizes do not add up');
-  return { entries, samples, labelBytes, entriesAt, timestampsAt, valuesAt, labelsAt };
+  const size = labelsAt + labelBytes;
+  if (size > buffer.byteLength) throw new RangeError('append batch: sizes do not add up');
+  return { entries, samples, labelBytes, entriesAt, timestampsAt, valuesAt, labelsAt, size };
 }
 
 const encoder = new TextEncoder();

@@ -26,16 +26,23 @@ export function storeCuts(head: Head, files: ChunkSegments): void {
   const hist = head.histograms;
   const storeHistogram = (c: { id: number; minT: number; maxT: number; encoding: number; data: Uint8Array }): void => {
     const ref = files.add(c.id, c.minT, c.maxT, c.data, c.encoding);
-    head.get(c.id)?.chunks.push(ref, c.minT, c.maxT);
+    const s = head.get(c.id);
+    if (s !== undefined) addChunk(s, ref, c.minT, c.maxT);
   };
   hist.drainCuts(storeHistogram);
   head.drainCuts((c) => {
     const s = head.get(c.id);
     if (hist.hasOpen(c.id) && hist.cutOpen(c.id)) hist.drainCuts(storeHistogram);
     const ref = files.add(c.id, c.minT, c.maxT, c.data, ENCODING_XOR);
-    s?.chunks.push(ref, c.minT, c.maxT);
+    if (s !== undefined) addChunk(s, ref, c.minT, c.maxT);
   });
   files.flush();
+}
+
+/** Lists a chunk on its series (the newest: its list stays in time order). */
+function addChunk(s: Series, ref: number, minT: number, maxT: number): void {
+  if (s.chunks.length === 0) s.chunks = [ref, minT, maxT];
+  else s.chunks.push(ref, minT, maxT);
 }
 
 /**

@@ -56,7 +56,7 @@ export const SLOT = {
 export const SLOT_HAS_DATA = 1;
 
 // Batch entry layout (32 bytes).
-export const ENTRY = { size: 32, hash: 0, ref: 8, labelsOff: 12, labelsLen: 16, start: 20, count: 24 } as const;
+export const ENTRY = { size: 32, hash: 0, ref: 8, labelsOff: 12, labelsLen: 16, start: 20, count: 24, slot: 28 } as const;
 
 // Cut chunk record layout (32 bytes).
 export const CUT = { size: 32, id: 0, len: 4, minT: 8, maxT: 16, buf: 24, count: 28 } as const;

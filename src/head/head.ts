@@ -6,6 +6,7 @@ import type { Series } from './series.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import { OooHead } from './ooo-head.js';
 import { HistogramHead } from './histogram-head.js';
+import { NO_CHUNKS } from './series.js';
 
 /** A chunk cut from a series' open chunk; `data` is valid until the next head call. */
 export interface CutChunk {
@@ -147,11 +148,11 @@ export class Head {
    * has not taken: the caller decides on them (the engine checks them
    * against all it holds and keeps them in `ooo`).
    */
-  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void): HeadAppendStats {
+  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void, ids?: Uint32Array): HeadAppendStats {
     const v = viewAppendBatch(batch);
     const w = this.wasm;
-    const base = this.ensureBatchBlock(batch.byteLength);
-    this.views().set(new Uint8Array(batch), base);
+    const base = this.ensureBatchBlock(v.size);
+    this.views().set(new Uint8Array(batch, 0, v.size), base);
     const entries = base + v.entriesAt;
     const labels = base + v.labelsAt;
     const ts = base + v.timestampsAt;
@@ -186,7 +187,18 @@ export class Head {
       }
       w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     }
+    if (ids !== undefined) this.entryIds(entries, v.entries, ids);
     return this.stats(created, refused);
+  }
+
+  /** Each entry's series as id + 1 (0: none) into `ids`, from the slots the append found (ENTRY_SIZE's scratch word). */
+  private entryIds(entries: number, n: number, ids: Uint32Array): void {
+    this.views();
+    const u32 = this.u32;
+    for (let i = 0; i < n; i++) {
+      const slot = u32[(entries + i * ENTRY.size + ENTRY.slot) >>> 2]!;
+      ids[i] = slot === 0 ? 0 : u32[(slot + SLOT.id) >>> 2]! + 1;
+    }
   }
 
   /**
@@ -485,8 +497,12 @@ export class Head {
     await this.index.deleteAsync(ids, tick);
   }
 
+  /** Told of series about to leave the head (their labels still readable). */
+  onRelease: ((ids: Uint32Array) => void) | undefined;
+
   /** Frees the series' slots: reads and appends no longer find them. */
   private release(ids: Uint32Array): void {
+    this.onRelease?.(ids);
     for (const id of ids) {
       if (this.byId[id] === undefined) continue;
       this.wasm.headDropSeries(id);
@@ -500,7 +516,7 @@ export class Head {
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
     const labels = this.decodeLabels(labelsPtr, len);
     const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
-    const s: Series = { id, labels, slot, chunks: [] };
+    const s: Series = { id, labels, slot, chunks: NO_CHUNKS };
     this.byId[id] = s;
     this.live++;
     if (id >= this.nextId) this.nextId = id + 1;

@@ -12,3 +12,10 @@ export interface Series {
   readonly slot: number;
   chunks: number[];
 }
+
+/**
+ * The chunk list of a series with none yet, shared by all of them (32
+ * bytes a series saved): frozen, so it is replaced, never pushed to
+ * (addChunk in head-chunks.ts).
+ */
+export const NO_CHUNKS = Object.freeze([]) as unknown as number[];

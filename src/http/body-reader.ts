@@ -4,11 +4,17 @@
  * uWebSockets.js hands the body over in chunks whose ArrayBuffer is reused
  * (neutered) after each callback, so every chunk is copied. With a
  * Content-Length the body is copied into one buffer of that size; without
- * one (chunked), chunks are collected and joined at the end. Past the limit
+ * one (chunked), chunks are collected and joined at the end. A body of
+ * 16 KiB or more with a Content-Length has a buffer of its own (a spare
+ * one when there is one), which the pool may take over and give back. Past the limit
  * reading stops at once: the caller answers 413 and closes the connection
  * instead of reading the rest.
  */
+import { bodyBuffers } from '../pool/spare-buffers.js';
 import type { HttpResponse } from './uws.js';
+
+/** Bodies of at least this many bytes are read into a buffer of their own. */
+const OWN_BUFFER_FROM = 16 * 1024;
 
 /** The outcome of reading a body. */
 export interface BodyCallbacks {
@@ -39,7 +45,12 @@ export function parseContentLength(value: string): number {
  */
 export function readBody(res: HttpResponse, declaredLength: number, limit: number, on: BodyCallbacks): void {
   if (declaredLength >= 0) {
-    const body = Buffer.allocUnsafe(declaredLength);
+    // Large bodies (remote write) go into a buffer of their own, reused
+    // once the pool has parsed it (src/pool/spare-buffers.ts); small ones
+    // come from Node's shared pool.
+    const body = declaredLength < OWN_BUFFER_FROM
+      ? Buffer.allocUnsafe(declaredLength)
+      : Buffer.from(bodyBuffers.takeOrAllocate(declaredLength), 0, declaredLength);
     let filled = 0;
     res.onData((chunk, isLast) => {
       const bytes = new Uint8Array(chunk);

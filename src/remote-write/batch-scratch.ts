@@ -1,6 +1,7 @@
 import { APPEND_BATCH_HEADER, APPEND_BATCH_MAGIC, grownBytes, hashBatch } from '../head/append-batch.js';
 import { ENTRY } from '../head/head-wasm.js';
 import type { HeadWasm } from '../head/head-wasm.js';
+import { roundedSize } from '../pool/spare-buffers.js';
 
 
 const ENTRY_WORDS = ENTRY.size / 4;
@@ -100,14 +101,23 @@ export class BatchScratch {
     this.n++;
   }
 
+  /** Adds an entry for a series known by ref (series id + 1): samples [start, start + count). */
+  addRefEntry(ref: number, start: number, count: number): void {
+    this.addEntry(0, 0, start, count);
+    this.entries[(this.n - 1) * ENTRY_WORDS + REF] = ref;
+  }
+
   /**
-   * The finished batch (a new ArrayBuffer that the caller owns, hashes
-   * filled by one WebAssembly call). The scratch is left as it was.
+   * The finished batch (hashes filled by one WebAssembly call), in `spare`
+   * when it is large enough, else in a new ArrayBuffer, either way the
+   * caller's; bytes past the batch are slack (see viewAppendBatch). The
+   * scratch is left as it was.
    */
-  finish(wasm: HeadWasm): ArrayBuffer {
+  finish(wasm: HeadWasm, spare?: ArrayBuffer): ArrayBuffer {
     const entryBytes = this.n * ENTRY.size;
     const sampleBytes = this.m * 8;
-    const out = new ArrayBuffer(APPEND_BATCH_HEADER + entryBytes + 2 * sampleBytes + this.l);
+    const size = APPEND_BATCH_HEADER + entryBytes + 2 * sampleBytes + this.l;
+    const out = spare !== undefined && spare.byteLength >= size ? spare : new ArrayBuffer(roundedSize(size));
     const head = new Uint32Array(out, 0, 4);
     head[0] = APPEND_BATCH_MAGIC;
     head[1] = this.n;

@@ -129,6 +129,7 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
       exemplars: v2.exemplars,
       emptySeries: v2.emptySeries,
       invalidExemplars: v2.invalidExemplars,
+      refEntries: 0,
     };
     const exemplarBatch = exemplarScratch.finish();
     if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;

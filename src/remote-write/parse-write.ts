@@ -8,6 +8,7 @@ import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
 import { parseWriteRequestV2 } from './parse-write-v2.js';
 import { SeriesParser } from './series-parser.js';
+import { RequestKeys } from './series-keys.js';
 import { invalidUtf8At } from './utf8.js';
 import { WIRE, WireReader, wrongWireType } from './wire-reader.js';
 
@@ -91,7 +92,20 @@ export interface ParsedWrite {
   invalidExemplars: number;
   /** What was wrong with the first refused exemplar. */
   firstInvalidExemplar?: string;
+  /** Entries of `batch` given by series ref (found in the series cache), not by labels. */
+  refEntries: number;
+  /**
+   * Series the cache may learn (series-cache.ts): five int32 words each,
+   * the entry of `batch` (given by labels) and the TimeSeries' key
+   * (four words); absent when none.
+   */
+  keys?: ArrayBuffer;
 }
+
+/** Int32 words of one record of ParsedWrite.keys. */
+export const KEY_RECORD_WORDS = 5;
+
+let keyScratch = new Int32Array(KEY_RECORD_WORDS * 1024);
 
 // Top-level tags (field << 3 | wire type).
 const TIMESERIES = (1 << 3) | WIRE.len;
@@ -186,7 +200,7 @@ export function writeRequestTenant(bytes: Uint8Array): string {
  * const result = db.append(parsed.batch);
  * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
  */
-export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm): ParsedWrite {
+export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
   const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
   if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
   if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
@@ -203,8 +217,11 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
   let histogramBatch: ArrayBuffer | undefined;
   let exemplarBatch: ArrayBuffer | undefined;
   let metadata: MetricMetadataEntry[] | undefined;
+  let keys: RequestKeys | undefined;
+  let learned = 0;
   try {
     parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant), histogramScratch, exemplarScratch);
+    if (cache !== undefined && head.series > 0) keys = RequestKeys.of(wasm, bytes, head.series, parser.tenantKey, new Int32Array(cache));
     // Second walk over the top level: the first one checked it, so only
     // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
@@ -215,7 +232,29 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
       const tag = r.tag(end);
       if (tag === TIMESERIES) {
         const stop = r.len(end);
-        parser.series(stop, index++);
+        if (keys === undefined || !keys.keyed(index)) {
+          parser.series(stop, index);
+        } else {
+          const ref = keys.ref(index);
+          if (ref !== 0) {
+            parser.knownSeries(keys.labelsEnd(index), stop, ref);
+          } else {
+            const entry = scratch.n;
+            parser.series(stop, index);
+            if (scratch.n > entry) {
+              const at = learned * KEY_RECORD_WORDS;
+              if (at + KEY_RECORD_WORDS > keyScratch.length) {
+                const next = new Int32Array(keyScratch.length * 2);
+                next.set(keyScratch);
+                keyScratch = next;
+              }
+              keyScratch[at] = entry;
+              keys.copyKey(index, keyScratch, at + 1);
+              learned++;
+            }
+          }
+        }
+        index++;
         r.pos = stop;
       } else if (prometheus && tag === PROMETHEUS_METADATA) {
         const entry = readMetricMetadata(r, r.len(end));
@@ -224,7 +263,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         r.skip(tag & 7, end);
       }
     }
-    batch = scratch.finish(wasm);
+    batch = scratch.finish(wasm, spare);
     if (histogramScratch.n > 0) histogramBatch = histogramScratch.finish(wasm);
     exemplarBatch = exemplarScratch.finish();
   } finally {
@@ -232,6 +271,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     releaseScratch(scratch);
     releaseExemplarScratch(exemplarScratch);
     releaseHistogramScratch(histogramScratch);
+    keys?.free();
   }
 
   const parsed: ParsedWrite = {
@@ -246,7 +286,9 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     exemplars: parser.exemplars,
     emptySeries: 0,
     invalidExemplars: 0,
+    refEntries: parser.knownEntries,
   };
+  if (learned > 0) parsed.keys = keyScratch.slice(0, learned * KEY_RECORD_WORDS).buffer;
   if (parser.firstInvalid !== undefined) parsed.firstInvalid = parser.firstInvalid;
   if (histogramBatch !== undefined) parsed.histogramBatch = histogramBatch;
   if (parser.firstInvalidHistogram !== undefined) parsed.firstInvalidHistogram = parser.firstInvalidHistogram;

@@ -7,6 +7,7 @@ import { uncompressSync } from 'snappy';
 import { threadCodec } from '../codec/index.js';
 import type { HeadWasm } from '../head/head-wasm.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
+import { batchBuffers, bodyBuffers } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from './errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse-write.js';
@@ -19,6 +20,10 @@ interface ParseWriteMessage {
   opts: ParseWriteOptions;
   /** The bytes are a snappy block (remote write over HTTP): decompressed first, up to this many bytes. */
   snappy?: { maxDecodedBytes: number };
+  /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
+  cache?: SharedArrayBuffer;
+  /** A buffer to write the append batch into when it is large enough (moved; see spare-buffers.ts). */
+  spare?: ArrayBuffer;
 }
 
 /**
@@ -27,7 +32,8 @@ interface ParseWriteMessage {
  * comes back as data and is thrown again, typed, on the caller's thread.
  */
 type ParseWriteAnswer =
-  | { ok: true; parsed: ParsedWrite }
+  /** `body`: the request's buffer, moved back for reuse. */
+  | { ok: true; parsed: ParsedWrite; body?: ArrayBuffer }
   | { ok: false; offset: number; detail: string }
   /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
   | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
@@ -57,18 +63,38 @@ export async function parseWriteInPool(
   pool: TaskRunner,
   bytes: Uint8Array,
   opts: ParseWriteOptions,
-  body: { snappy?: { maxDecodedBytes: number } } = {},
+  body: { snappy?: { maxDecodedBytes: number }; cache?: SharedArrayBuffer } = {},
 ): Promise<ParsedWrite> {
   // Cloning a view clones its whole buffer (a Node Buffer may be a slice
-  // of a much larger one): copy just the bytes instead, and move the copy.
-  // `new Uint8Array(view)` copies; Buffer#slice would not (it is subarray).
-  const owned = transferable(bytes).length === 1 ? bytes : new Uint8Array(bytes);
-  const message: ParseWriteMessage = body.snappy === undefined
-    ? { op: 'parseWrite', bytes: owned, opts }
-    : { op: 'parseWrite', bytes: owned, opts, snappy: body.snappy };
-  const answer = await pool.run<ParseWriteAnswer>(message, [owned.buffer as ArrayBuffer]);
+  // of a much larger one): move the buffer only when the view is all of it
+  // or the buffer is one of ours (spare-buffers.ts: no other view shares
+  // it), else copy just the bytes into a buffer of ours and move that.
+  let owned = bytes;
+  if (transferable(bytes).length !== 1 && !(bytes.byteOffset === 0 && bodyBuffers.exclusive(bytes.buffer))) {
+    owned = new Uint8Array(bodyBuffers.takeOrAllocate(bytes.length), 0, bytes.length);
+    owned.set(bytes);
+  }
+  const message: ParseWriteMessage = { op: 'parseWrite', bytes: owned, opts };
+  const moving = [owned.buffer as ArrayBuffer];
+  if (body.snappy !== undefined) message.snappy = body.snappy;
+  if (body.cache !== undefined) message.cache = body.cache;
+  const spare = batchBuffers.take(0);
+  if (spare !== undefined) {
+    message.spare = spare;
+    moving.push(spare);
+  }
+  const answer = await pool.run<ParseWriteAnswer>(message, moving);
   if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
+  if (answer.body !== undefined) bodyBuffers.give(answer.body);
   return answer.parsed;
+}
+
+/**
+ * Gives an append batch of a ParsedWrite back once nothing reads it any
+ * more: the pool writes a later batch into it.
+ */
+export function recycleBatch(batch: ArrayBuffer): void {
+  batchBuffers.give(batch);
 }
 
 /** A snappy block's bytes, or the answer refusing it. */
@@ -86,22 +112,28 @@ function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | Pars
   }
 }
 
-function parseWrite({ bytes: body, opts, snappy }: ParseWriteMessage): unknown {
+function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage): unknown {
   const bytes = snappy === undefined ? body : unsnappy(body, snappy.maxDecodedBytes);
   if (!(bytes instanceof Uint8Array)) return bytes;
   let answer: ParseWriteAnswer & { ok: true };
   try {
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
-    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm) };
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm, cache, spare) };
   } catch (err) {
     if (!(err instanceof MalformedRequestError)) throw err;
     return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
   }
-  // Every batch is moved back, not copied: floats, histograms, exemplars.
-  const { batch, histogramBatch, exemplarBatch } = answer.parsed;
+  // Every batch is moved back, not copied: floats, histograms, exemplars, keys.
+  const { batch, histogramBatch, exemplarBatch, keys } = answer.parsed;
   const moving = [batch];
   if (histogramBatch !== undefined) moving.push(histogramBatch);
   if (exemplarBatch !== undefined) moving.push(exemplarBatch);
+  if (keys !== undefined) moving.push(keys);
+  // The body is read: its buffer goes back for the next one.
+  if (body.buffer instanceof ArrayBuffer && body.buffer.byteLength > 0 && !moving.includes(body.buffer)) {
+    answer.body = body.buffer;
+    moving.push(body.buffer);
+  }
   return movedWith(answer, moving.length === 1 ? batch : moving);
 }

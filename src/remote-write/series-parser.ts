@@ -70,6 +70,8 @@ export class SeriesParser {
   firstInvalidHistogram: string | undefined;
   /** Exemplars in series with valid labels (put in the exemplar scratch, or dropped: see exemplar()). */
   exemplars = 0;
+  /** Entries written by series ref (knownSeries). */
+  knownEntries = 0;
 
   /** The first rule the current series broke (RULE.ok while none). */
   readonly v: Violation = { rule: RULE.ok, label: 0, nameAt: 0, nameLen: 0, prevAt: 0, prevLen: 0, byteAt: 0 };
@@ -170,6 +172,34 @@ export class SeriesParser {
     }
     out.addEntry(labelsStart, out.l - labelsStart, samplesStart, count);
     this.samples += count;
+  }
+
+  /**
+   * Reads the samples of a TimeSeries whose labels the series cache knows
+   * (series-keys.ts: they are its fields before `from`, and it has neither
+   * exemplars nor histograms) as an entry of series `ref`; [from, end) of
+   * the request, leaving r.pos at end.
+   */
+  knownSeries(from: number, end: number, ref: number): void {
+    const r = this.r;
+    const out = this.out;
+    const samplesStart = out.m;
+    r.pos = from;
+    while (r.pos < end) {
+      const tag = r.tag(end);
+      if (tag === TS_SAMPLES) this.sample(r.len(end));
+      else r.skip(tag & 7, end);
+    }
+    const count = out.m - samplesStart;
+    if (count === 0) return;
+    out.addRefEntry(ref, samplesStart, count);
+    this.samples += count;
+    this.knownEntries++;
+  }
+
+  /** The tenant label in canonical form, `name 0xFF value 0xFF`. */
+  get tenantKey(): Uint8Array {
+    return this.tenantBytes;
   }
 
   /** Starts a series: no label seen, no rule broken. */

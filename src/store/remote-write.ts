@@ -3,7 +3,10 @@ import { joinRejections, rejectionError } from '../db/rejections.js';
 import { viewAppendBatch } from '../head/append-batch.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { writeRequestTenant } from '../remote-write/parse-write.js';
-import { parseWriteInPool } from '../remote-write/pool-task.js';
+import { parseWriteInPool, recycleBatch } from '../remote-write/pool-task.js';
+import type { ParsedWrite } from '../remote-write/parse-write.js';
+import type { AppendResult } from '../db/db.js';
+import { TurnBudget } from '../background/yielder.js';
 import { snappyDecodedLength } from '../remote-write/snappy-block.js';
 import type { WriteAdmission } from '../write-limits/write-limiter.js';
 import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
@@ -90,13 +93,32 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     const decoded = snappy === undefined ? -1 : snappyDecodedLength(bytes);
     limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
   }
-  const parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? {} : { snappy });
-  if (limits !== undefined) {
-    if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
-    limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
+  const cache = db.seriesCache;
+  const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
+  const ticket = cache.begin();
+  let parsed: ParsedWrite;
+  let batch: ArrayBuffer;
+  let result: AppendResult | undefined;
+  try {
+    parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? { cache: ticket.table } : { snappy, cache: ticket.table });
+    if (limits !== undefined) {
+      if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
+      limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
+    }
+    const wait = appendTurns.take();
+    if (wait !== undefined) await wait;
+    cache.hits += parsed.refEntries;
+    batch = parsed.refEntries > 0 ? cache.resolve(parsed.batch, db.head) : parsed.batch;
+    const entries = viewAppendBatch(batch).entries;
+    const ids = parsed.keys === undefined ? undefined : entryIds(entries);
+    result = entries > 0 ? db.append(batch, ids) : undefined;
+    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
+  } finally {
+    cache.end(ticket);
   }
-  const batch = parsed.batch;
-  const result = viewAppendBatch(batch).entries > 0 ? db.append(batch) : undefined;
+  // Rejections are named from the batch: it is given back once they are.
+  const rejectedFloats = result === undefined ? undefined : rejectionError(result, batch, labelsOf);
+  recycleBatch(parsed.batch);
   const hBatch = parsed.histogramBatch;
   const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
   const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
@@ -115,8 +137,8 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
   }
   const rejected = joinRejections(
-    result === undefined ? undefined : rejectionError(result, batch),
-    hResult === undefined ? undefined : rejectionError(hResult, hBatch!),
+    rejectedFloats,
+    hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf),
   );
   const written = {
     samples: result === undefined ? 0 : result.appended + result.ignored,
@@ -128,4 +150,15 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
   }
   return rejected === undefined ? written : { ...written, error: rejected };
+}
+
+/** Appends that become ready together share a turn of the event loop, at most 8 ms of them (yielder.ts). */
+const appendTurns = new TurnBudget(8);
+
+let idScratch = new Uint32Array(4096);
+
+/** A scratch for the series ids of `n` entries (Db.append's `ids`), valid until the next write on this thread. */
+function entryIds(n: number): Uint32Array {
+  if (idScratch.length < n) idScratch = new Uint32Array(Math.max(n, idScratch.length * 2));
+  return idScratch;
 }

@@ -73,6 +73,11 @@ describe('bench remote-write answers', () => {
       assert.equal(run.load!.samplesWritten, target.taken.samples);
       assert.equal(run.load!.histogramsWritten, target.taken.histograms);
       assert.equal(run.totals.items, target.taken.samples + target.taken.histograms);
+      // A bare receiver: no readiness probe, no event-loop figures, and the notes say why.
+      assert.equal(run.responsiveness!.readiness, null);
+      assert.equal(run.responsiveness!.serverEventLoop, null);
+      assert.match(run.responsiveness!.notes.join('\n'), /readiness not probed: GET http:\/\/127\.0\.0\.1:\d+\/-\/ready answered 404 before the load/);
+      assert.match(r.stdout, /readiness not probed/);
       assert.ok(target.taken.histograms > 0, 'native histograms were sent');
       assert.equal(run.load!.histogramsPlanned, 40);
       assert.equal(target.firstHeaders!['thanos-tenant'], 'team-a');

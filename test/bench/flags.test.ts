@@ -50,6 +50,22 @@ describe('strata bench flags', () => {
     assert.deepEqual(rw('--profile', 'my.json').profile, { kind: 'file', path: 'my.json' });
   });
 
+  test('remote-write watches /-/ready and /metrics on --url\'s host unless told otherwise', () => {
+    const c = rw();
+    assert.equal(c.readyUrl?.href, 'http://127.0.0.1:9/-/ready');
+    assert.equal(c.metricsUrl?.href, 'http://127.0.0.1:9/metrics');
+    const vm = rw('--ready-url', 'http://127.0.0.1:8428/health', '--metrics-url', 'none');
+    assert.equal(vm.readyUrl?.href, 'http://127.0.0.1:8428/health');
+    assert.equal(vm.metricsUrl, undefined);
+    assert.equal(rw('--ready-url', 'none').readyUrl, undefined);
+  });
+
+  test('compare takes victoria-metrics, the binary\'s name, for victoriametrics', () => {
+    const c = parseCompareArgs(['--peers', 'strata,victoria-metrics']);
+    assert.notEqual(c, 'help');
+    if (c !== 'help') assert.deepEqual(c.peers, ['strata', 'victoriametrics']);
+  });
+
   test('remote-write sizes the load from --samples-per-series, --total-samples or --rate over --duration', () => {
     assert.equal(scrapesFor(rw('--samples-per-series', '7')), 7);
     assert.equal(scrapesFor(rw('--series', '1000', '--total-samples', '2500')), 3);
@@ -129,6 +145,7 @@ describe('strata bench flags', () => {
     [['bench', 'remote-write', ...URL_FLAG, '--profile', '/nonexistent/p.json'], /--profile: \/nonexistent\/p.json: no such file/],
     [['bench', 'remote-write', ...URL_FLAG, '--header', 'no colon'], /--header: 'no colon'/],
     [['bench', 'remote-write', ...URL_FLAG, '--bogus'], /'--bogus'/],
+    [['bench', 'remote-write', ...URL_FLAG, '--ready-url', '/-/ready'], /--ready-url: '\/-\/ready' is not an http or https URL \(or none\)/],
     [['bench', 'store-api'], /--addr is required/],
     [['bench', 'store-api', '--addr', 'localhost'], /--addr: 'localhost' is not HOST:PORT/],
     [['bench', 'store-api', '--addr', '127.0.0.1:1', '--call', 'query'], /--call: 'query'/],

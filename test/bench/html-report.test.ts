@@ -62,8 +62,26 @@ function sampleReport(): ReturnType<typeof reportJson> {
     r.record(slow ? 40 + (i % 7) : 5 + (i % 5), outcome, outcome.kind === 'ok' ? { items: 2000, bytes: 40_000 } : { bytes: 40_000 }, now);
   }
   r.finish(12_050);
-  return reportJson('remote-write', ['remote-write', '--url', 'http://127.0.0.1:1/api/v1/write', '--note', '</script><b>'], new Date(), [runJson('127.0.0.1:1', 'http://127.0.0.1:1/api/v1/write', 'samples', r, 'duration')]);
+  const run = {
+    ...runJson('127.0.0.1:1', 'http://127.0.0.1:1/api/v1/write', 'samples', r, 'duration'),
+    responsiveness: {
+      readiness: { url: 'http://127.0.0.1:1/-/ready', intervalMs: 100, probes: 120, ok: 118, failures: 2, byCode: { '503': 2 }, latencyMs: { count: 120, mean: 3, p50: 2.5, p90: 4, p99: 37.5, p999: 61, max: 61 }, slowMs: 50, slow: 1 },
+      serverEventLoop: null,
+      probeEventLoop: { minMs: 10, meanMs: 10.3, p50Ms: 10.1, p90Ms: 10.6, p99Ms: 12.5, maxMs: 14 },
+      notes: ['server event loop not read: http://127.0.0.1:1/metrics has no <nodejs_eventloop_lag_p99_seconds>'],
+    },
+  };
+  return reportJson('remote-write', ['remote-write', '--url', 'http://127.0.0.1:1/api/v1/write', '--note', '</script><b>'], new Date(), [run]);
 }
+
+describe('bench HTML report: responsiveness', () => {
+  test('a table of readiness probes and event-loop delay per run, notes escaped', () => {
+    const html = renderHtml(sampleReport());
+    assert.match(html, /<h2>Responsiveness during the load<\/h2>/);
+    assert.match(html, /<tr><td>127\.0\.0\.1:1<\/td><td>120<\/td><td>2<\/td><td>2\.50 \/ 37\.5 \/ 61\.0<\/td><td>n\/a<\/td><td>12\.5 \/ 14\.0<\/td><\/tr>/);
+    assert.match(html, /has no &lt;nodejs_eventloop_lag_p99_seconds&gt;<\/p>/);
+  });
+});
 
 describe('bench HTML report in headless Chromium', { skip: chromium === undefined ? 'chromium not found on PATH (Debian package chromium: apt-get install -y chromium)' : false }, () => {
   let dir: string;

@@ -60,6 +60,19 @@ describe('strata bench against strata serve', () => {
     assert.ok(written.timeline.length >= 3, `${written.timeline.length} timeline buckets`);
     assert.match(r.stderr, /remote-write: [\d,]+\/[\d,]+ requests/);
 
+    // Responsiveness: /-/ready polled every 100 ms over the 3 s, the server's own event-loop gauges read after.
+    const x = written.responsiveness!;
+    assert.ok(x.readiness !== null, JSON.stringify(x.notes));
+    assert.equal(x.readiness.url, `${base}/-/ready`);
+    assert.ok(x.readiness.probes >= 15 && x.readiness.probes <= 32, `${x.readiness.probes} probes`);
+    assert.equal(x.readiness.failures, 0, JSON.stringify(x.readiness.byCode));
+    assert.ok(x.serverEventLoop !== null, JSON.stringify(x.notes));
+    assert.equal(x.serverEventLoop.family, 'strata_nodejs_eventloop_lag');
+    assert.ok(x.serverEventLoop.windowSeconds >= 2.9, `${x.serverEventLoop.windowSeconds} s`);
+    assert.ok(x.serverEventLoop.minMs! >= 5 && x.serverEventLoop.p99Ms! >= x.serverEventLoop.p50Ms! && x.serverEventLoop.maxMs! >= x.serverEventLoop.p99Ms!, JSON.stringify(x.serverEventLoop));
+    assert.match(r.stdout, /readiness GET every 100 ms +\d+ +0 /);
+    assert.match(r.stdout, /server event-loop delay \(strata_nodejs_eventloop_lag_\*\)/);
+
     const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], written.load!.minTime, written.load!.maxTime,
       ReadRequest_ResponseType.SAMPLES, 30_000);
     assert.equal(all.samples, samples, 'the server holds what the report counts');

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { MalformedRequestError } from '../../src/remote-write/errors.js';
-import { parseWriteInPool } from '../../src/remote-write/pool-task.js';
+import { parseWriteInPool, recycleBatch } from '../../src/remote-write/pool-task.js';
+import { batchBuffers, bodyBuffers } from '../../src/pool/spare-buffers.js';
 import { METRIC_TYPE, rw2Bytes, Symbols } from '../support/rw2.js';
-import { decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
+import { batchBytes, decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
 
@@ -23,7 +24,7 @@ describe('parseWriteInPool', () => {
     const pooled = await parseWriteInPool(pool, bytes.slice(), { dialect: 'thanos', tenantLabel: 'tenant_id' });
     assert.deepEqual({ ...pooled, batch: undefined }, { ...direct, batch: undefined });
     assert.ok(direct.invalidSeries > 0, 'the request has refused series too');
-    assert.deepEqual(new Uint8Array(pooled.batch), new Uint8Array(direct.batch));
+    assert.deepEqual(batchBytes(pooled.batch), batchBytes(direct.batch));
   });
 
   test('moves the exemplar batch back beside the append batch; metadata and 2.0 requests as the direct call answers them', async () => {
@@ -94,6 +95,33 @@ describe('parseWriteInPool', () => {
     const pooled = await parseWriteInPool(pool, small, { dialect: 'thanos' });
     assert.equal(pooled.samples, 1);
     assert.deepEqual(new Uint8Array(small), copy);
+  });
+
+  test('moves a body read into a buffer of ours (spare-buffers.ts) to the worker, and gets that buffer back', async () => {
+    const req = request(300);
+    const own = bodyBuffers.takeOrAllocate(req.length);
+    assert.ok(own.byteLength > req.length, 'rounded up: a view of part of it');
+    const body = Buffer.from(own, 0, req.length);
+    body.set(req);
+    while (bodyBuffers.take(0) !== undefined); // no spare left
+    const pooled = await parseWriteInPool(pool, body, { dialect: 'thanos' });
+    assert.equal(pooled.series, 300);
+    assert.equal(own.byteLength, 0, 'moved, not copied');
+    const back = bodyBuffers.take(req.length);
+    assert.ok(back !== undefined && back.byteLength >= req.length, 'the worker gave the buffer back');
+  });
+
+  test('writes a batch into a given-back buffer, past whatever an earlier batch left in it', async () => {
+    const large = request(800);
+    const small = thanosRequest([series(['__name__', 'after', 'i', '1'], [[5n, 2]])], 'other');
+    while (batchBuffers.take(0) !== undefined);
+    const first = await parseWriteInPool(pool, large.slice(), { dialect: 'thanos' });
+    recycleBatch(first.batch);
+    const second = await parseWriteInPool(pool, small.slice(), { dialect: 'thanos' });
+    assert.equal(first.batch.byteLength, 0, 'the recycled buffer was moved to the worker');
+    assert.ok(second.batch.byteLength > batchBytes(second.batch).length, 'written into the larger buffer, slack after it');
+    assert.deepEqual(batchBytes(second.batch), batchBytes(parse(small).batch));
+    assert.deepEqual(decodeBatch(second.batch).map((e) => e.labels), [['__name__', 'after', 'i', '1', 'tenant_id', 'other']]);
   });
 
   test('throws MalformedRequestError with its offset for bytes that are not a message', async () => {

@@ -83,6 +83,11 @@ export function requestOf(encodedSeries: Uint8Array[], tenant = ''): Uint8Array 
   return w.finish();
 }
 
+/** The bytes of an append batch, without the slack of a reused buffer after it. */
+export function batchBytes(batch: ArrayBuffer): Uint8Array {
+  return new Uint8Array(batch, 0, viewAppendBatch(batch).size);
+}
+
 /** One entry of an append batch, in plain values. */
 export interface BatchEntry {
   hash: bigint;

@@ -165,6 +165,7 @@ export async function benchCompare(c: CompareConfig, argv: string[], via?: strin
       ...runJson(i.peer.title, i.peer.writeUrl, 'samples', i.recorder, i.stoppedBy),
       load: loadJson(c, prepared, i.sent),
       server: serverJson(i),
+      responsiveness: i.responsiveness,
     }));
     const notes: string[] = [];
     if (interrupted) notes.push('interrupted (Ctrl-C): the servers after the interrupted one were not run');

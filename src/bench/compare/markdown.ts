@@ -1,8 +1,8 @@
 /**
  * The comparison as a markdown section, the form bench/RESULTS.md keeps:
  * the machine and method, one row per server (samples/s, CPU, memory,
- * latency, what it held afterwards), disk per sample, remote reads, the
- * targets Strata is held to and the ratios.
+ * latency, what it held afterwards), issue 14's targets side by side
+ * (targets.ts), disk per sample, remote reads, and the older targets.
  */
 import { cpus, totalmem } from 'node:os';
 import { ReadRequest_ResponseType } from '../../gen/prometheus/remote.js';
@@ -13,6 +13,7 @@ import type { DiskUse } from './disk.js';
 import type { CompareConfig } from './options.js';
 import { peerTitle, type PeerName } from './peers.js';
 import { typeName, type Ingest, type Read, type ReadCase } from './run-peer.js';
+import { targetsTable, type PeerFigures } from './targets.js';
 
 /** Clean: other work took less than this share of the machine's CPU time during the load. */
 export const CLEAN_SHARE = 0.05;
@@ -109,11 +110,15 @@ export function markdownSection(x: SectionInput): string {
     }
   }
 
-  const ratios: string[] = [];
-  if (strata && prom) ratios.push(`Strata/Prometheus: samples/s ${ratio(strata.samplesPerSecond, prom.samplesPerSecond)}, server CPU per sample ${ratio(strata.serverCpuSeconds, prom.serverCpuSeconds)}, peak RSS ${ratio(strata.peakRss, prom.peakRss)}`);
+  const figures = ingests.map((i): PeerFigures => ({
+    name: i.peer.name,
+    samplesPerSecond: i.samplesPerSecond,
+    cpuMicrosecondsPerSample: cpuMicrosPerSample(i),
+    peakRssBytes: i.peakRss,
+    responsiveness: i.responsiveness,
+  }));
+  const responsivenessNotes = ingests.flatMap((i) => i.responsiveness.notes.map((n) => `${i.peer.title}: ${n}`));
   const overGrpc = grpcRatio(ingests);
-  if (overGrpc !== undefined) ratios.push(overGrpc);
-  if (strata && vm) ratios.push(`Strata/VictoriaMetrics: samples/s ${ratio(strata.samplesPerSecond, vm.samplesPerSecond)}, server CPU per sample ${ratio(strata.serverCpuSeconds, vm.serverCpuSeconds)}, peak RSS ${ratio(strata.peakRss, vm.peakRss)}`);
 
   return `## Remote write and read side by side — ${new Date().toISOString().slice(0, 10)}
 
@@ -132,7 +137,8 @@ ${by('strata-grpc') === undefined ? '' : `  Strata (gRPC): the same server, sent
   Prometheus: no scrape targets, --web.enable-remote-write-receiver.
 - Acknowledgement differs: Strata answers once the WAL record is written to the OS; Prometheus once its WAL
   record is written (page-buffered); VictoriaMetrics once the samples are buffered in memory (flushed about every second).
-- CPU: utime + stime of the server process (all threads) from /proc/PID/stat over the sending; peak RSS: VmHWM;
+- CPU: utime + stime of the server process (all threads) from /proc/PID/stat over the sending (answering the readiness
+  probe's 10 GETs a second included); peak RSS: VmHWM;
   RSS after: RssAnon / RssFile + RssShmem right after the last write (heaps versus mapped files);
   generator: this process' CPU while sending; other: the machine's busy time (/proc/stat) less both, i.e. whatever
   else ran meanwhile (near 0 on a quiet machine). Held afterwards: every series and sample counted back, untimed
@@ -144,8 +150,14 @@ ${by('strata-grpc') === undefined ? '' : `  Strata (gRPC): the same server, sent
 |---|---|---|---|---|---|---|---|---|---|---|---|
 ${ingestRows.join('\n')}
 
-${ratios.length > 0 ? ratios.map((r) => `- ${r}`).join('\n') : '- (ratios need Strata and a peer in the same run)'}
+Issue 14's targets, side by side. Readiness: a GET every 100 ms during the load on a connection of its own
+(Strata and Prometheus /-/ready, VictoriaMetrics /health), request start to last byte, from the generator's
+process. Event-loop delay: the server's own prom-client gauges (nodejs_eventloop_lag_p99_seconds and _max_),
+scraped right before and right after the load (prom-client resets them at every scrape); they are intervals of a
+10 ms timer, so an idle loop shows about 10 ms. Go servers (VictoriaMetrics, Prometheus) have no event loop: n/a.
 
+${targetsTable(figures, { series: load.series, samplesPerSeries: load.scrapes })}
+${overGrpc === undefined ? '' : `\n- ${overGrpc}\n`}${responsivenessNotes.length > 0 ? `\n${responsivenessNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 Disk, allocated bytes (as du counts) once the data is persisted: after a graceful stop (SIGTERM) for all three
 (VictoriaMetrics also told to flush first). Each server's own files for this data only: Strata's records/ (JSON
 resources) and lock, Prometheus' lock, queries.active and snapshots/, VictoriaMetrics' cache/ and lock are left out.
@@ -165,7 +177,7 @@ Samples for chunked answers are those the whole chunks hold.
 |---|---|---|---|---|---|---|---|---|
 ${readRows.join('\n')}
 
-${agree.length === 0 ? 'Strata and Prometheus answered the same series and sample counts for every read.' : `Answers differed: ${agree.join('; ')}.`}
+${strata === undefined || prom === undefined ? '' : agree.length === 0 ? 'Strata and Prometheus answered the same series and sample counts for every read.' : `Answers differed: ${agree.join('; ')}.`}
 
 | target | result |
 |---|---|

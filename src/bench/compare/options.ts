@@ -40,18 +40,22 @@ export const compareHelp = `strata bench compare: the same remote-write load aga
 Prometheus (remote-write receiver) found on the PATH, one after another on this machine,
 each on a fresh temporary directory on 127.0.0.1; then the same remote reads against
 Strata and Prometheus. For each server: samples/s, request latency, server CPU, peak RSS,
-what it holds afterwards (counted back), disk bytes per sample once persisted, and read
-latency. Needs the Debian packages victoria-metrics and prometheus for those two.
+what it holds afterwards (counted back), disk bytes per sample once persisted, read
+latency, and how responsive it stays under the load (readiness GET every 100 ms; Strata's
+event-loop delay from its /metrics). The markdown puts issue 14's targets side by side
+(Strata/VictoriaMetrics, Strata/Prometheus), each met or not met. Needs the Debian
+packages victoria-metrics and prometheus for those two.
 
 Usage:
   strata bench compare [flags]
 
 Servers and method:
-  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus);
-                            strata-grpc is Strata written to with gRPC thanos.WriteableStore/RemoteWrite
-                            calls (as a Thanos Receive router writes; the same requests, uncompressed)
-                            instead of HTTP remote write: --peers strata,strata-grpc puts the two side
-                            by side, with the ratio gRPC/HTTP of samples/s and of server CPU a sample
+  --peers LIST              which servers, in order (default strata,victoriametrics,prometheus;
+                            victoria-metrics is taken too); strata-grpc is Strata written to with gRPC
+                            thanos.WriteableStore/RemoteWrite calls (as a Thanos Receive router writes;
+                            the same requests, uncompressed) instead of HTTP remote write:
+                            --peers strata,strata-grpc puts the two side by side, with the ratio
+                            gRPC/HTTP of samples/s and of server CPU a sample
   --reads D                 time bound of each remote-read case; 0s skips the reads (default 20s)
   --quiet-wait D            before each server, wait up to this long for a quiet machine (default 120s; 0s: don't)
   --attempts N              run a server again (up to N times in all) when other work took over 5%
@@ -104,7 +108,8 @@ export interface CompareConfig extends CommonConfig {
 
 function parsePeers(value: string): PeerName[] {
   const out: PeerName[] = [];
-  for (const p of value.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  // The binaries' names (victoria-metrics) are taken as well as the peers'.
+  for (const p of value.split(',').map((s) => s.trim().replace(/^victoria-metrics$/, 'victoriametrics')).filter((s) => s !== '')) {
     if (!(PEERS as readonly string[]).includes(p)) throw new UsageError(`--peers: '${p}' is not one of ${PEERS.join(', ')}`);
     if (!out.includes(p as PeerName)) out.push(p as PeerName);
   }

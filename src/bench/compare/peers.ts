@@ -54,6 +54,10 @@ export interface Peer {
   base: string;
   /** Where the load goes: an http:// remote-write URL, or grpc://HOST:PORT for RemoteWrite calls. */
   writeUrl: string;
+  /** Polled during the load: Strata and Prometheus /-/ready, VictoriaMetrics /health. */
+  readyUrl: string;
+  /** Scraped before and after the load for a Node.js server's event-loop delay. */
+  metricsUrl: string;
   /** Remote read, where the server serves it. */
   readUrl?: string;
   dataDir: string;
@@ -110,6 +114,8 @@ async function startStrata(dataDir: string, writeOver: 'http' | 'grpc'): Promise
     child,
     base,
     writeUrl: writeOver === 'http' ? `${base}/api/v1/write` : `grpc://127.0.0.1:${grpcPort}`,
+    readyUrl: `${base}/-/ready`,
+    metricsUrl: `${base}/metrics`,
     readUrl: `${base}/api/v1/read`,
     dataDir,
     beforeStop: async () => {},
@@ -144,6 +150,8 @@ async function startVictoriaMetrics(dataDir: string): Promise<Peer> {
     child,
     base,
     writeUrl: `${base}/api/v1/write`,
+    readyUrl: `${base}/health`,
+    metricsUrl: `${base}/metrics`,
     dataDir,
     beforeStop: async () => {
       // Make what it buffers in memory a part on disk (a stop does this too).
@@ -185,6 +193,8 @@ async function startPrometheus(dataDir: string, parent: string): Promise<Peer> {
     child,
     base,
     writeUrl: `${base}/api/v1/write`,
+    readyUrl: `${base}/-/ready`,
+    metricsUrl: `${base}/metrics`,
     readUrl: `${base}/api/v1/read`,
     dataDir,
     async beforeStop() {

@@ -17,6 +17,8 @@ import { grpcWriteBodies } from '../remote-write/grpc-frames.js';
 import { isGrpcUrl, sendPlan, type SendResult } from '../remote-write/sender.js';
 import { LiveProgress } from '../run/live.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
+import type { Responsiveness } from '../report/schema.js';
+import { ResponsivenessWatch } from '../run/responsiveness.js';
 import type { RunStop } from '../run/stop.js';
 import { fmt, mib } from '../run/format.js';
 import type { Progress } from '../run/progress.js';
@@ -42,6 +44,8 @@ export interface Ingest {
   /** CPU the machine spent on anything else meanwhile (busy time less server and generator). */
   otherCpuSeconds: number;
   peakRss: number;
+  /** Readiness probes and event-loop delay during the load. */
+  responsiveness: Responsiveness;
   /** Resident memory right after the load: anonymous (heaps) and file-backed or shared (maps, code). */
   rssAfter: { anon: number; file: number };
   /** What the server holds afterwards, as counted by a read (not timed). */
@@ -92,6 +96,8 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   const url = new URL(peer.writeUrl);
   // A gRPC peer's calls are made from the plan before its clock and its CPU count start.
   const grpcBodies = isGrpcUrl(url) ? grpcWriteBodies(x.plan.requests, undefined, x.maxEncodedBytes) : undefined;
+  // The watch's checks and first scrape come before the CPU is counted, its last scrape after.
+  const watch = await ResponsivenessWatch.begin({ readyUrl: new URL(peer.readyUrl), metricsUrl: new URL(peer.metricsUrl), durationMs: x.durationMs });
   const cpu0 = cpuSeconds(peer.child.pid);
   const busy0 = machineBusySeconds();
   const client0 = process.cpuUsage();
@@ -103,6 +109,9 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   let sent: SendResult;
   try {
     sent = await sendPlan(x.plan, { url, headers: {}, concurrency: x.concurrency, rate: x.rate, timeoutMs: REQUEST_TIMEOUT_MS, retries: 3, recorder, stop, ...(grpcBodies === undefined ? {} : { grpcBodies }) });
+  } catch (err) {
+    await watch.end();
+    throw err;
   } finally {
     stop.dispose();
     live.stop();
@@ -112,6 +121,8 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   const client = process.cpuUsage(client0);
   const clientCpuSeconds = (client.user + client.system) / 1e6;
   const seconds = Math.max(1e-3, (recorder.last - recorder.t0) / 1000);
+  const peakRss = peakRssBytes(peer.child.pid);
+  const rssAfter = rssSplit(peer.child.pid);
   return {
     peer,
     recorder,
@@ -122,8 +133,9 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
     serverCpuSeconds,
     clientCpuSeconds,
     otherCpuSeconds: Math.max(0, busy - serverCpuSeconds - clientCpuSeconds),
-    peakRss: peakRssBytes(peer.child.pid),
-    rssAfter: rssSplit(peer.child.pid),
+    peakRss,
+    rssAfter,
+    responsiveness: await watch.end(),
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * `strata bench remote-write`: encode the load, send it with a live
- * progress line, then print the summary and write --json and --report.
+ * progress line while watching the target's readiness and event-loop
+ * delay (run/responsiveness.ts), then print the summary and write --json
+ * and --report.
  * Ctrl-C stops the sending; what was measured until then is printed and
  * written, marked as interrupted.
  */
@@ -11,6 +13,7 @@ import type { RunReport } from '../report/schema.js';
 import { LiveProgress } from '../run/live.js';
 import { Progress } from '../run/progress.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
+import { ResponsivenessWatch } from '../run/responsiveness.js';
 import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { fmt, mib } from '../run/format.js';
@@ -71,6 +74,8 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     }
     const recorder = new Recorder(bucketMsFor(c.durationMs));
     const live = new LiveProgress({ phase: 'remote-write', recorder, unit: 'samples', total: prepared.plan.requests.length, durationMs: c.durationMs, plainEveryMs: c.progressIntervalMs });
+    const watch = await ResponsivenessWatch.begin({ durationMs: c.durationMs, headers: c.headers,
+      ...(c.readyUrl ? { readyUrl: c.readyUrl } : {}), ...(c.metricsUrl ? { metricsUrl: c.metricsUrl } : {}), ...(c.tls ? { tls: c.tls } : {}) });
     stop.deadline(c.durationMs);
     const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }), ...(grpcBodies === undefined ? {} : { grpcBodies }) });
     live.start();
@@ -79,6 +84,7 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     const run: RunReport = {
       ...runJson(c.url.host, c.url.href, 'samples', recorder, stop.reason ?? 'load-sent'),
       load: loadJson(c, prepared, sent),
+      responsiveness: await watch.end(),
     };
     const notes: string[] = [];
     if (run.stoppedBy === 'load-sent' && run.seconds < (c.durationMs / 1000) * 0.9) {

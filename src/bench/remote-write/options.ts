@@ -37,6 +37,8 @@ export const remoteWriteOptions = {
   'tls-key': { type: 'string' },
   'tls-server-name': { type: 'string' },
   'tls-insecure-skip-verify': { type: 'boolean', default: false },
+  'ready-url': { type: 'string' },
+  'metrics-url': { type: 'string' },
 } as const;
 
 export const remoteWriteHelp = `strata bench remote-write: send a realistic, deterministic Prometheus remote-write load
@@ -77,6 +79,17 @@ start); without them an https URL is checked against the system's CAs:
   --tls-server-name NAME       the name the server's certificate must carry (and SNI), when it is
                                not the host of --url (server_name)
   --tls-insecure-skip-verify   do not check the server's certificate (insecure_skip_verify)
+
+Responsiveness, watched while the load runs (see the README):
+  --ready-url URL|none         readiness endpoint polled every 100 ms on its own connection: latency
+                               p50/p99/max and failures (default: /-/ready on --url's host, as Strata
+                               and Prometheus; VictoriaMetrics: /health)
+  --metrics-url URL|none       the server's /metrics, scraped before and after the load for its
+                               event-loop delay (prom-client's nodejs_eventloop_lag_*, any prefix);
+                               a server without them is reported as not measured (default: /metrics
+                               on --url's host)
+                               A grpc:// --url serves no HTTP: both are off unless given (for Strata,
+                               its HTTP address, e.g. --ready-url http://127.0.0.1:8080/-/ready)
 
 Load:
   --profile NAME|FILE.json     node-exporter (about 500 series a host), kube (about 110 a pod),
@@ -128,6 +141,10 @@ export interface RemoteWriteConfig extends CommonConfig {
   tls?: HttpClientTls;
   /** --tenant; over HTTP it is also in `headers`, over gRPC it goes into WriteRequest.tenant. */
   tenant?: string;
+  /** Polled during the load; undefined: --ready-url none. */
+  readyUrl?: URL;
+  /** Scraped before and after the load for the event-loop delay; undefined: --metrics-url none. */
+  metricsUrl?: URL;
 }
 
 /** TLS towards an https:// or grpcs:// receiver (the --tls-* flags). */
@@ -183,6 +200,19 @@ function httpClientTls(v: TlsFlagValues, url: URL): HttpClientTls | undefined {
   return { ...files, ...(name === undefined ? {} : { serverName: serverNameFlag('tls-server-name', name) }), insecureSkipVerify: v['tls-insecure-skip-verify'] };
 }
 
+/** --ready-url and --metrics-url: `path` on --url's host by default; 'none': off. */
+function sideUrl(flag: string, value: string | undefined, url: URL, path: string): URL | undefined {
+  if (value === 'none') return undefined;
+  if (value === undefined) return new URL(path, url.origin);
+  try {
+    const side = new URL(value);
+    if (side.protocol === 'http:' || side.protocol === 'https:') return side;
+  } catch {
+    // not a URL: said below
+  }
+  throw new UsageError(`--${flag}: '${value}' is not an http or https URL (or none)`);
+}
+
 /** --profile: a built-in profile's name or a .json file. */
 export function parseProfile(value: string): ProfileChoice {
   if (value === 'node-exporter' || value === 'node') return { kind: 'node-exporter' };
@@ -232,6 +262,12 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   if (start !== undefined) config.start = start;
   if (tls !== undefined) config.tls = tls;
   if (v.tenant !== undefined) config.tenant = v.tenant;
+  // A gRPC address serves no HTTP: no probe by default there (give the server's HTTP URLs to have them).
+  const sideDefault = grpc ? 'none' : undefined;
+  const readyUrl = sideUrl('ready-url', v['ready-url'] ?? sideDefault, url, '/-/ready');
+  if (readyUrl !== undefined) config.readyUrl = readyUrl;
+  const metricsUrl = sideUrl('metrics-url', v['metrics-url'] ?? sideDefault, url, '/metrics');
+  if (metricsUrl !== undefined) config.metricsUrl = metricsUrl;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
 }

@@ -47,6 +47,30 @@ function summaryRows(report: BenchReport): string {
   }).join('\n');
 }
 
+/** Readiness and event-loop delay during each run's load; empty when no run has them. */
+function responsivenessTable(report: BenchReport): string {
+  const cell = (x: number | null | undefined): string => ms(x ?? NaN);
+  const rows = report.runs.flatMap((r) => {
+    const x = r.responsiveness;
+    if (x === undefined) return [];
+    const ready = x.readiness;
+    const loop = x.serverEventLoop;
+    return [`<tr><td>${escapeHtml(r.name)}</td>` +
+      (ready === null ? '<td>not probed</td><td></td><td></td>' : `<td>${fmt(ready.probes)}</td><td>${fmt(ready.failures)}</td><td>${cell(ready.latencyMs.p50)} / ${cell(ready.latencyMs.p99)} / ${cell(ready.latencyMs.max)}</td>`) +
+      (loop === null ? '<td>n/a</td>' : `<td>${cell(loop.p50Ms)} / ${cell(loop.p99Ms)} / ${cell(loop.maxMs)}</td>`) +
+      (x.probeEventLoop === null ? '<td>n/a</td></tr>' : `<td>${cell(x.probeEventLoop.p99Ms)} / ${cell(x.probeEventLoop.maxMs)}</td></tr>`)];
+  });
+  if (rows.length === 0) return '';
+  const notes = report.runs.flatMap((r) => (r.responsiveness?.notes ?? []).map((n) => `<p class="meta">${escapeHtml(r.name)}: ${escapeHtml(n)}</p>`));
+  return `<h2>Responsiveness during the load</h2>
+<table>
+<tr><th>run</th><th>readiness probes</th><th>failed</th><th>readiness ms p50 / p99 / max</th><th>server event-loop delay ms p50 / p99 / max</th><th>probe thread event-loop delay ms p99 / max</th></tr>
+${rows.join('\n')}
+</table>
+<p class="meta">Readiness: a GET every 100 ms on its own connection, from a thread of its own. Event-loop delay: prom-client's nodejs_eventloop_lag_* gauges, intervals of a 10 ms timer (about 10 ms when idle).</p>
+${notes.join('\n')}`;
+}
+
 function exampleRows(report: BenchReport): string {
   const rows: string[] = [];
   for (const r of report.runs) {
@@ -165,6 +189,7 @@ ${report.notes.map((n) => `<p class="meta">${escapeHtml(n)}</p>`).join('\n')}
 <tr><th>run</th><th>stopped by</th><th>seconds</th><th>requests</th><th>done</th><th>per second</th><th>bytes</th><th>latency ms p50 / p90 / p99 / max</th><th>ok</th><th>errors</th></tr>
 ${summaryRows(report)}
 </table>
+${responsivenessTable(report)}
 <h2>Throughput over time</h2>
 <div class="chart"><canvas id="throughput"></canvas></div>
 <h2>Latency percentiles over time</h2>

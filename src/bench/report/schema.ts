@@ -62,6 +62,57 @@ export const CallStatsSchema = Type.Object({
   latencyMs: LatencySchema,
 });
 
+/** Readiness probes during the load (run/readiness-probe.ts). */
+export const ReadinessSchema = Type.Object({
+  url: Type.String(),
+  intervalMs: Num,
+  /** Probes answered or failed. */
+  probes: Count,
+  /** Answered 200. */
+  ok: Count,
+  failures: Count,
+  /** Failures by status ("503") or error code ("ECONNREFUSED", "timeout"). */
+  byCode: Type.Record(Type.String(), Count),
+  /** Over every probe that got an answer, whatever its status. */
+  latencyMs: LatencySchema,
+  slowMs: Num,
+  /** Answers slower than slowMs. */
+  slow: Count,
+});
+
+/**
+ * An event loop's delay (ms), as prom-client's nodejs_eventloop_lag_*
+ * gauges tell it: perf_hooks.monitorEventLoopDelay, whose values are the
+ * intervals between its timer's firings (about its resolution, 10 ms by
+ * default, when the loop is idle).
+ */
+export const EventLoopDelaySchema = Type.Object({
+  minMs: NullableNum,
+  meanMs: NullableNum,
+  p50Ms: NullableNum,
+  p90Ms: NullableNum,
+  p99Ms: NullableNum,
+  maxMs: NullableNum,
+});
+
+/** How responsive the target stayed while the load ran (run/responsiveness.ts). */
+export const ResponsivenessSchema = Type.Object({
+  /** null: not probed (see notes). */
+  readiness: Type.Union([ReadinessSchema, Type.Null()]),
+  /** The server's own figures from its /metrics; null: it exposes none (see notes). */
+  serverEventLoop: Type.Union([Type.Object({
+    ...EventLoopDelaySchema.properties,
+    url: Type.String(),
+    /** The families read, e.g. "strata_nodejs_eventloop_lag" (prom-client's names, with the server's prefix). */
+    family: Type.String(),
+    /** Seconds between the scrape before the load and the one after: the window the figures cover. */
+    windowSeconds: Num,
+  }), Type.Null()]),
+  /** The probe thread's own loop over the load (resolution 10 ms, as prom-client's): probe latencies include its delays; null without a probe. */
+  probeEventLoop: Type.Union([EventLoopDelaySchema, Type.Null()]),
+  notes: Type.Array(Type.String()),
+});
+
 export const RunSchema = Type.Object({
   name: Type.String(),
   target: Type.String(),
@@ -99,6 +150,8 @@ export const RunSchema = Type.Object({
   })),
   calls: Type.Optional(Type.Record(Type.String(), CallStatsSchema)),
   server: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Null()]))),
+  /** remote-write and compare: readiness probes and event-loop delay during the load. */
+  responsiveness: Type.Optional(ResponsivenessSchema),
 });
 
 export const ReportSchema = Type.Object({
@@ -121,3 +174,6 @@ export type BenchReport = Static<typeof ReportSchema>;
 export type RunReport = Static<typeof RunSchema>;
 export type Latency = Static<typeof LatencySchema>;
 export type CallStats = Static<typeof CallStatsSchema>;
+export type Readiness = Static<typeof ReadinessSchema>;
+export type EventLoopDelay = Static<typeof EventLoopDelaySchema>;
+export type Responsiveness = Static<typeof ResponsivenessSchema>;

@@ -3,7 +3,7 @@
  * comparison): totals and rates, latency percentiles, answers by class and
  * code with the first message of each error code.
  */
-import type { BenchReport, CallStats, RunReport } from './schema.js';
+import type { BenchReport, CallStats, Responsiveness, RunReport } from './schema.js';
 import { fmt, mib, ms } from '../run/format.js';
 
 const STOPPED: Record<RunReport['stoppedBy'], string> = {
@@ -23,6 +23,25 @@ export function table(rows: string[][]): string {
 
 function latencyCells(l: { p50: number | null; p90: number | null; p99: number | null; max: number | null }): string[] {
   return [ms(l.p50 ?? NaN), ms(l.p90 ?? NaN), ms(l.p99 ?? NaN), ms(l.max ?? NaN)];
+}
+
+/** The responsiveness part: readiness probes and event-loop delay during the load. */
+export function responsivenessLines(x: Responsiveness): string[] {
+  const rows: string[][] = [['during the load', 'count', 'failed', 'p50 ms', 'p99 ms', 'max ms']];
+  const ready = x.readiness;
+  if (ready !== null) {
+    const codes = Object.entries(ready.byCode).map(([c, n]) => `${c} ${fmt(n)}`).join(', ');
+    rows.push([`readiness GET every ${fmt(ready.intervalMs)} ms`, fmt(ready.probes), `${fmt(ready.failures)}${codes === '' ? '' : ` (${codes})`}`, ms(ready.latencyMs.p50 ?? NaN), ms(ready.latencyMs.p99 ?? NaN), ms(ready.latencyMs.max ?? NaN)]);
+  }
+  const loop = x.serverEventLoop;
+  if (loop !== null) rows.push([`server event-loop delay (${loop.family}_*)`, '', '', ms(loop.p50Ms ?? NaN), ms(loop.p99Ms ?? NaN), ms(loop.maxMs ?? NaN)]);
+  const probe = x.probeEventLoop;
+  if (probe !== null) rows.push(['probe thread event-loop delay (this process)', '', '', ms(probe.p50Ms ?? NaN), ms(probe.p99Ms ?? NaN), ms(probe.maxMs ?? NaN)]);
+  const lines = [table(rows)];
+  if (ready !== null && ready.probes > 0) lines.push(`readiness answers slower than ${fmt(ready.slowMs)} ms: ${fmt(ready.slow)} of ${fmt(ready.probes)}`);
+  if (loop !== null || probe !== null) lines.push('event-loop delay: intervals of a 10 ms timer (perf_hooks.monitorEventLoopDelay, as prom-client), so about 10 ms when idle');
+  for (const n of x.notes) lines.push(n);
+  return lines;
 }
 
 export function runSummary(r: RunReport): string {
@@ -45,6 +64,10 @@ export function runSummary(r: RunReport): string {
     const calls: string[][] = [['call', 'requests', 'errors', 'series', 'chunks', 'names/values', 'frames', 'bytes']];
     for (const [name, c] of Object.entries(r.calls)) calls.push([name, fmt(c.requests), fmt(c.errors), fmt(c.series), fmt(c.chunks), fmt(c.values), fmt(c.frames), mib(c.bytes)]);
     lines.push(table(calls));
+  }
+  if (r.responsiveness !== undefined) {
+    lines.push('');
+    lines.push(...responsivenessLines(r.responsiveness));
   }
   const a = r.answers;
   // Remote write over gRPC (a grpc:// target) is answered by gRPC status, as the Store API is.

@@ -1,6 +1,6 @@
 /**
  * A tiny remote-write receiver on 127.0.0.1 for the load tester's tests:
- * it answers each request as a script says (by arrival number), decodes
+ * it answers each POST as a script says (by arrival number), every GET 404, decodes
  * what it accepts with the generated prometheus.WriteRequest (snappy
  * block), and counts float samples and native histograms taken.
  */
@@ -27,6 +27,12 @@ export interface WriteTarget {
 export async function startWriteTarget(script: (n: number) => Answer = () => ({ status: 204 }), delayMs = 0): Promise<WriteTarget> {
   const target: Omit<WriteTarget, 'url' | 'close'> = { arrivals: [], taken: { samples: 0, histograms: 0, requests: 0 } };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // A bare receiver: no readiness endpoint or /metrics for the bench's GETs, which are not counted.
+    if (req.method !== 'POST') {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
     const n = target.arrivals.length;
     target.arrivals.push(Date.now());
     target.firstHeaders ??= req.headers;

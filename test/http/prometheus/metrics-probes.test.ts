@@ -92,7 +92,8 @@ describe('GET /metrics', () => {
     for (const family of [
       'strata_build_info', 'strata_ready',
       'strata_samples_ingested_total', 'strata_samples_ignored_total', 'strata_histogram_samples_ingested_total', 'strata_histogram_samples_ignored_total', 'strata_samples_rejected_total', 'strata_series_created_total',
-      'strata_head_series', 'strata_wal_storage_size_bytes', 'strata_head_chunks_storage_size_bytes',
+      'strata_head_series', 'strata_series_cache_series', 'strata_series_cache_bytes', 'strata_series_cache_hits_total', 'strata_series_cache_misses_total',
+      'strata_wal_storage_size_bytes', 'strata_head_chunks_storage_size_bytes',
       'strata_http_requests_total', 'strata_http_request_duration_seconds',
       'strata_grpc_requests_total', 'strata_grpc_request_duration_seconds',
       'strata_pool_threads', 'strata_pool_queue_depth', 'strata_pool_utilization_ratio', 'strata_pool_tasks_completed_total',
@@ -119,6 +120,11 @@ describe('GET /metrics', () => {
     assert.equal(value(after, 'strata_samples_rejected_total', 'reason="conflict"'), 0);
     assert.equal(value(after, 'strata_series_created_total'), 2);
     assert.equal(value(after, 'strata_head_series'), 2);
+    // The first write reads both series in full and the cache learns them; the second finds "a".
+    assert.equal(value(after, 'strata_series_cache_misses_total'), 2);
+    assert.equal(value(after, 'strata_series_cache_hits_total'), 1);
+    assert.equal(value(after, 'strata_series_cache_series'), 2);
+    assert.ok(value(after, 'strata_series_cache_bytes')! > 0);
     assert.ok(value(after, 'strata_wal_storage_size_bytes')! > value(before, 'strata_wal_storage_size_bytes')!, 'the WAL grew');
     assert.equal(value(after, 'strata_http_requests_total', 'route="/api/v1/write",method="POST",code="204"'), 1);
     assert.equal(value(after, 'strata_http_requests_total', 'route="/api/v1/write",method="POST",code="409"'), 1);

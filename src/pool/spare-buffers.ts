@@ -1,0 +1,66 @@
+/**
+ * Buffers that go back and forth between the event loop and the pool's
+ * workers, reused rather than allocated for every request: request bodies
+ * (read on the event loop, moved to a worker, moved back once parsed) and
+ * append batches (written by a worker into a buffer it was given, moved to
+ * the event loop, given back once appended).
+ *
+ * Why: V8 counts every ArrayBuffer that arrives from another thread as new
+ * external memory, and a full garbage collection follows every ~64 MB of
+ * it. At a million samples a second that was a full collection of the
+ * event loop's heap several times a second, and the dead buffers waiting
+ * for it made up much of the resident memory. A buffer moved away and
+ * back is counted once.
+ */
+
+/** At most this many spare buffers are kept, of at most MAX_BYTES each. */
+const KEEP = 16;
+const MAX_BYTES = 16 << 20;
+
+/** A size worth allocating for `n` bytes: the next power of two, at least 64 KiB, so that buffers fit many requests. */
+export function roundedSize(n: number): number {
+  return n <= 65536 ? 65536 : 2 ** Math.ceil(Math.log2(n));
+}
+
+export class SpareBuffers {
+  private readonly spare: ArrayBuffer[] = [];
+  /** Buffers handed out by take() and not shared with anything else (see exclusive()). */
+  private readonly ours = new WeakSet<ArrayBuffer>();
+
+  /** A spare buffer of at least `n` bytes, or undefined when none is kept. */
+  take(n: number): ArrayBuffer | undefined {
+    const s = this.spare;
+    for (let i = s.length - 1; i >= 0; i--) {
+      const b = s[i]!;
+      if (b.byteLength < n) continue;
+      s[i] = s[s.length - 1]!;
+      s.pop();
+      return b;
+    }
+    return undefined;
+  }
+
+  /** A buffer of at least `n` bytes that no other view shares: a spare, or a new one. */
+  takeOrAllocate(n: number): ArrayBuffer {
+    const b = this.take(n) ?? new ArrayBuffer(roundedSize(n));
+    this.ours.add(b);
+    return b;
+  }
+
+  /** Whether `b` came from takeOrAllocate() (no view outside its holder's shares it). */
+  exclusive(b: ArrayBufferLike): boolean {
+    return b instanceof ArrayBuffer && this.ours.has(b);
+  }
+
+  /** Keeps `b` for a later take() (unless detached, too large, or enough are kept). */
+  give(b: ArrayBuffer): void {
+    if (b.byteLength === 0 || b.byteLength > MAX_BYTES) return;
+    if (this.spare.length >= KEEP) return;
+    this.spare.push(b);
+  }
+}
+
+/** This thread's spare request bodies. */
+export const bodyBuffers = new SpareBuffers();
+/** This thread's spare append-batch buffers (given to the workers with each parse task). */
+export const batchBuffers = new SpareBuffers();

@@ -1,0 +1,86 @@
+/**
+ * The series cache's table: 128-bit keys of raw remote-write label bytes
+ * (series-keys.ts) to head series refs (series id + 1), in a
+ * SharedArrayBuffer. The engine's thread is its one writer; the pool's
+ * workers read it while they parse, so a series seen before is sent as a
+ * ref and its labels are neither checked nor copied again.
+ *
+ * Layout (int32 words): [0] capacity in slots (a power of two), [1..4] the
+ * table's two random 64-bit seeds (low word first), [5..7] zero; then
+ * slots of five words: key A (low, high), key B (low, high), ref. A slot
+ * is published by its ref, stored last (Atomics.store). Slots are never
+ * removed or reused: a table is replaced whole (series-cache.ts).
+ */
+import { randomFillSync } from 'node:crypto';
+
+const HEADER_WORDS = 8;
+const SLOT_WORDS = 5;
+const REF = 4;
+
+/** Seeds of a table (xxh64 seeds of keys A and B) as the module takes them. */
+export interface TableSeeds {
+  a: bigint;
+  b: bigint;
+}
+
+/** A new empty table of `capacity` slots (a power of two) with random seeds. */
+export function newSeriesTable(capacity: number): SharedArrayBuffer {
+  if (capacity < 2 || (capacity & (capacity - 1)) !== 0) throw new RangeError(`series table capacity ${capacity} is not a power of two`);
+  const sab = new SharedArrayBuffer((HEADER_WORDS + capacity * SLOT_WORDS) * 4);
+  const w = new Int32Array(sab);
+  w[0] = capacity;
+  randomFillSync(w, 1, 4);
+  return sab;
+}
+
+export function tableSeeds(words: Int32Array): TableSeeds {
+  return { a: u64(words[1]!, words[2]!), b: u64(words[3]!, words[4]!) };
+}
+
+function u64(lo: number, hi: number): bigint {
+  return (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0);
+}
+
+/** The ref stored for this key, 0 when the table has none. Any thread. */
+export function probeRef(words: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number): number {
+  const mask = words[0]! - 1;
+  let i = aLo & mask;
+  for (;;) {
+    const s = HEADER_WORDS + i * SLOT_WORDS;
+    // A plain read: the writer stores a slot's key, then its ref, each
+    // exactly once, and slots are never reused. A reader racing with it
+    // sees no ref (empty: a miss) or the final one, and a key it compares
+    // partly written matches nothing: a miss, never a wrong ref.
+    const ref = words[s + REF]!;
+    if (ref === 0) return 0;
+    if (words[s] === aLo && words[s + 1] === aHi && words[s + 2] === bLo && words[s + 3] === bHi) return ref >>> 0;
+    i = (i + 1) & mask;
+  }
+}
+
+/**
+ * Stores key -> ref unless the key is there already; false when it was.
+ * The writer's thread only; the caller keeps the table below full.
+ */
+export function insertRef(words: Int32Array, aLo: number, aHi: number, bLo: number, bHi: number, ref: number): boolean {
+  const mask = words[0]! - 1;
+  let i = aLo & mask;
+  for (;;) {
+    const s = HEADER_WORDS + i * SLOT_WORDS;
+    if (words[s + REF] === 0) {
+      words[s] = aLo;
+      words[s + 1] = aHi;
+      words[s + 2] = bLo;
+      words[s + 3] = bHi;
+      Atomics.store(words, s + REF, ref | 0);
+      return true;
+    }
+    if (words[s] === aLo && words[s + 1] === aHi && words[s + 2] === bLo && words[s + 3] === bHi) return false;
+    i = (i + 1) & mask;
+  }
+}
+
+/** Bytes a table of `capacity` slots takes. */
+export function tableBytes(capacity: number): number {
+  return (HEADER_WORDS + capacity * SLOT_WORDS) * 4;
+}
