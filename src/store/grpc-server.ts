@@ -16,6 +16,7 @@ import { MetadataApi } from '../metadata/metadata-api.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
 import { widenConnectionWindows, widenStreamWindows } from './grpc-flow-control.js';
+import { installGrpcSnappy } from './grpc-snappy.js';
 import { movableMessage, type MessageBytes } from './grpc-message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
@@ -244,6 +245,9 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   // Reflection lists what is served (without RemoteWrite, not WriteableStore).
   new ReflectionService(definitions, write === undefined ? { services } : undefined).addToServer(server);
 
+  // Messages compressed with "snappy", as Thanos Receive's router sends every RemoteWrite by default (grpc-snappy.ts).
+  const snappyMissing = installGrpcSnappy();
+  if (snappyMissing.length > 0) opts.log.warn({ missing: snappyMissing }, 'gRPC messages compressed with snappy are refused (UNIMPLEMENTED): this grpc-js lacks what src/store/grpc-snappy.ts relies on');
   // Wider HTTP/2 windows than grpc-js' 64 KiB (grpc-flow-control.ts): fewer round trips and syscalls a RemoteWrite.
   const windowsMissing = widenStreamWindows(server);
   const port = await new Promise<number>((done, fail2) => {
