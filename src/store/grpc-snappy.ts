@@ -22,7 +22,7 @@
 import { createRequire } from 'node:module';
 import { status } from '@grpc/grpc-js';
 import { crc32c } from '@node-rs/crc32';
-import { uncompressSync } from 'snappy';
+import { compressSync, uncompressSync } from 'snappy';
 import { bodyBuffers } from '../pool/spare-buffers.js';
 
 /** grpc-js' name for it, and Thanos'. */
@@ -117,6 +117,27 @@ export function decodeSnappyFramed(input: Uint8Array, maxBytes = -1): Buffer {
   }
   if (o !== total) throw new SnappyFrameError('snappy frame: a chunk decompressed to less than it announced');
   return outBytes;
+}
+
+/**
+ * `data` as a snappy-framed stream, as Go's snappy.NewBufferedWriter
+ * writes one (Thanos' gRPC compressor): the stream identifier, then a chunk
+ * per 64 KiB, compressed unless that saves less than an eighth.
+ */
+export function encodeSnappyFramed(data: Uint8Array): Buffer {
+  const parts: Uint8Array[] = [STREAM_ID];
+  for (let at = 0; at < data.length; at += MAX_CHUNK_DATA) {
+    const piece = data.subarray(at, Math.min(data.length, at + MAX_CHUNK_DATA));
+    const compressed = compressSync(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+    const useCompressed = compressed.length < piece.length - (piece.length >>> 3);
+    const body = useCompressed ? compressed : piece;
+    const header = Buffer.alloc(8);
+    header[0] = useCompressed ? CHUNK_COMPRESSED : CHUNK_UNCOMPRESSED;
+    header.writeUIntLE(body.length + 4, 1, 3);
+    header.writeUInt32LE(maskedCrc(piece), 4);
+    parts.push(header, body);
+  }
+  return Buffer.concat(parts);
 }
 
 interface GrpcStatusObject {

@@ -13,6 +13,7 @@ import { ReportSchema } from '../../src/bench/report/schema.js';
 import { grpcWriteBodies, tenantField } from '../../src/bench/remote-write/grpc-frames.js';
 import { compressSync } from 'snappy';
 import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
+import { decodeSnappyFramed } from '../../src/store/grpc-snappy.js';
 import { killBench, readReport, runStrata } from './support/bench-cli.js';
 import { startGrpcWriteTarget, type GrpcAnswer } from './support/grpc-write-target.js';
 
@@ -30,7 +31,7 @@ describe('strata bench remote-write over gRPC', () => {
 
   test('a planned request becomes one gRPC body: prefix, the same series, the tenant as field 2', () => {
     const series = Buffer.from(WriteRequest.encode({ timeseries: [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1000n }], exemplars: [], histograms: [] }], tenant: '', replica: 0n }).finish());
-    const [body] = grpcWriteBodies([Buffer.from(compressSync(series))], 'team-a', 1 << 20);
+    const [body] = grpcWriteBodies([Buffer.from(compressSync(series))], 'team-a', 1 << 20, 'none');
     assert.equal(body![0], 0, 'not compressed');
     assert.equal(body!.readUInt32BE(1), body!.length - 5);
     const got = WriteRequest.decode(body!.subarray(5));
@@ -40,6 +41,22 @@ describe('strata bench remote-write over gRPC', () => {
     assert.equal(tenantField(undefined).length, 0);
     assert.deepEqual([...tenantField('x'.repeat(200)).subarray(0, 3)], [0x12, 0xc8, 0x01], 'a long tenant has a two-byte length');
     assert.throws(() => grpcWriteBodies([Buffer.from(compressSync(series))], undefined, 10), /more than/);
+  });
+
+  test('with snappy (the default, as a Receive router), the body is the same message in Go\'s snappy framing format, flagged compressed', () => {
+    const series = Buffer.from(WriteRequest.encode({ timeseries: Array.from({ length: 300 }, (_, i) => ({ labels: [{ name: '__name__', value: 'up' }, { name: 'i', value: String(i) }], samples: [{ value: i, timestamp: 1000n }], exemplars: [], histograms: [] })), tenant: '', replica: 0n }).finish());
+    const [plain] = grpcWriteBodies([Buffer.from(compressSync(series))], 'team-a', 1 << 20, 'none');
+    const [framed] = grpcWriteBodies([Buffer.from(compressSync(series))], 'team-a', 1 << 20, 'snappy');
+    assert.equal(framed![0], 1, 'compressed');
+    assert.equal(framed!.readUInt32BE(1), framed!.length - 5);
+    assert.ok(framed!.length < plain!.length / 2);
+    assert.deepEqual(decodeSnappyFramed(framed!.subarray(5)), plain!.subarray(5));
+  });
+
+  test('--grpc-compression takes snappy or none; an unknown one is a usage error', async () => {
+    const bad = await runStrata(['bench', 'remote-write', '--url', 'grpc://127.0.0.1:10901', '--grpc-compression', 'zstd']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--grpc-compression: 'zstd' is not snappy or none/);
   });
 
   test('classifies INVALID_ARGUMENT, ALREADY_EXISTS, RESOURCE_EXHAUSTED (resent after 1 s), UNAVAILABLE; counts only what was taken', async () => {

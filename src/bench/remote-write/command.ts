@@ -61,8 +61,8 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     try {
       prepared = await prepareLoad({ ...c, scrapes: scrapesFor(c) }, progress, stop.signal);
       if (isGrpcUrl(c.url)) {
-        grpcBodies = grpcWriteBodies(prepared.plan.requests, c.tenant, c.maxEncodedBytes);
-        progress.log(`gRPC: ${fmt(grpcBodies.length)} thanos.WriteableStore/RemoteWrite calls, ${mib(grpcBodies.reduce((n, b) => n + b.length, 0))} uncompressed${c.tenant === undefined ? '' : `, tenant ${JSON.stringify(c.tenant)} in each`}`);
+        grpcBodies = grpcWriteBodies(prepared.plan.requests, c.tenant, c.maxEncodedBytes, c.grpcCompression);
+        progress.log(`gRPC: ${fmt(grpcBodies.length)} thanos.WriteableStore/RemoteWrite calls, ${mib(grpcBodies.reduce((n, b) => n + b.length, 0))} ${c.grpcCompression === 'snappy' ? 'snappy-framed (grpc-encoding: snappy)' : 'uncompressed'}${c.tenant === undefined ? '' : `, tenant ${JSON.stringify(c.tenant)} in each`}`);
       }
     } catch (err) {
       if (err instanceof LoadTooLargeError) throw new UsageError(err.message);

@@ -11,11 +11,19 @@
  * appended as field 2 (protobuf allows a field after the repeated ones).
  * Replica stays 0 (absent): a request not replicated, as a Receive router
  * sends one it has not yet replicated. The body is gRPC's length-prefixed
- * message: a 0 byte (not compressed), the length as 4 bytes big-endian,
- * the message.
+ * message: the compressed flag (1 with snappy, then `grpc-encoding: snappy`
+ * goes with the call), the length as 4 bytes big-endian, the message.
  */
 import { uncompressSync } from 'snappy';
+import { encodeSnappyFramed } from '../../store/grpc-snappy.js';
 import { LoadTooLargeError } from '../load/plan.js';
+
+/**
+ * How the messages are compressed: "snappy" as Thanos' gRPC compressor
+ * (Go's snappy framing format; Thanos Receive's router default,
+ * --receive.grpc-compression), or not at all.
+ */
+export type GrpcCompression = 'snappy' | 'none';
 
 /** gRPC's message prefix: compressed flag (1 byte) and length (4 bytes, big-endian). */
 const PREFIX_BYTES = 5;
@@ -41,21 +49,21 @@ export function tenantField(tenant: string | undefined): Buffer {
  *
  * @throws LoadTooLargeError when the bodies together take more than `maxBytes`.
  */
-export function grpcWriteBodies(compressed: readonly Buffer[], tenant: string | undefined, maxBytes: number): Buffer[] {
+export function grpcWriteBodies(compressed: readonly Buffer[], tenant: string | undefined, maxBytes: number, compression: GrpcCompression = 'none'): Buffer[] {
   const tail = tenantField(tenant);
   const out: Buffer[] = new Array(compressed.length);
   let total = 0;
   for (let i = 0; i < compressed.length; i++) {
-    const message = uncompressSync(compressed[i]!) as Buffer;
-    const length = message.length + tail.length;
-    const body = Buffer.allocUnsafeSlow(PREFIX_BYTES + length);
-    body[0] = 0;
-    body.writeUInt32BE(length, 1);
+    const decoded = uncompressSync(compressed[i]!) as Buffer;
+    const plain = tail.length === 0 ? decoded : Buffer.concat([decoded, tail]);
+    const message = compression === 'snappy' ? encodeSnappyFramed(plain) : plain;
+    const body = Buffer.allocUnsafeSlow(PREFIX_BYTES + message.length);
+    body[0] = compression === 'snappy' ? 1 : 0;
+    body.writeUInt32BE(message.length, 1);
     message.copy(body, PREFIX_BYTES);
-    tail.copy(body, PREFIX_BYTES + message.length);
     total += body.length;
     if (total > maxBytes) {
-      throw new LoadTooLargeError(`the load takes more than ${Math.round(maxBytes / 2 ** 20)} MiB as gRPC messages (uncompressed; at request ${i + 1} of ${compressed.length}); lower --series or --samples-per-series, or raise --max-encoded`);
+      throw new LoadTooLargeError(`the load takes more than ${Math.round(maxBytes / 2 ** 20)} MiB as gRPC messages (${compression === 'snappy' ? 'snappy-framed' : 'uncompressed'}; at request ${i + 1} of ${compressed.length}); lower --series or --samples-per-series, or raise --max-encoded`);
     }
     out[i] = body;
   }

@@ -11,6 +11,7 @@ import { UsageError } from '../../cli/usage-error.js';
 import { parseBytes } from '../../cli/bytes.js';
 import { commonHelp, commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
 import { readClientTls, serverNameFlag, type ClientTlsFiles } from '../run/tls-files.js';
+import type { GrpcCompression } from './grpc-frames.js';
 
 export const remoteWriteOptions = {
   ...commonOptions,
@@ -31,6 +32,7 @@ export const remoteWriteOptions = {
   timeout: { type: 'string', default: '30s' },
   start: { type: 'string' },
   'max-encoded': { type: 'string', default: '1GiB' },
+  'grpc-compression': { type: 'string', default: 'snappy' },
   // Prometheus' remote_write tls_config fields: ca_file, cert_file, key_file, server_name, insecure_skip_verify.
   'tls-ca': { type: 'string' },
   'tls-cert': { type: 'string' },
@@ -62,6 +64,9 @@ Target:
                                protobuf, as gRPC sends it), --concurrency calls in flight on one
                                HTTP/2 connection; errors are counted by gRPC code
                                (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, ...)
+  --grpc-compression ALG       gRPC only: snappy (default, as Thanos Receive's router:
+                               --receive.grpc-compression; Go's snappy framing format, grpc-encoding:
+                               snappy) or none
   --tenant NAME                send the tenant in --tenant-header (gRPC: in WriteRequest.tenant)
   --tenant-header NAME         header naming the tenant (default THANOS-TENANT; Cortex and Mimir: X-Scope-OrgID)
   --header 'NAME: VALUE'       an extra header on every request (repeatable), e.g. Authorization
@@ -137,6 +142,8 @@ export interface RemoteWriteConfig extends CommonConfig {
   /** undefined: so that the last sample is about now. */
   start?: number;
   maxEncodedBytes: number;
+  /** gRPC messages compressed (--grpc-compression; 'none' for HTTP targets). */
+  grpcCompression: GrpcCompression;
   /** https and grpcs only; undefined: the system's CAs, no client certificate. */
   tls?: HttpClientTls;
   /** --tenant; over HTTP it is also in `headers`, over gRPC it goes into WriteRequest.tenant. */
@@ -257,7 +264,9 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
     retries: intFlag('retries', v.retries, 0, 100),
     timeoutMs: positiveDuration('timeout', v.timeout),
     maxEncodedBytes: parseBytes('max-encoded', v['max-encoded']),
+    grpcCompression: grpcCompression(v['grpc-compression'], grpc),
   };
+  if (grpc && config.grpcCompression === 'snappy') headers['grpc-encoding'] = 'snappy';
   if (v['samples-per-series'] !== undefined) config.samplesPerSeries = intFlag('samples-per-series', v['samples-per-series'], 1, 10_000_000);
   if (start !== undefined) config.start = start;
   if (tls !== undefined) config.tls = tls;
@@ -270,6 +279,11 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   if (metricsUrl !== undefined) config.metricsUrl = metricsUrl;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
+}
+
+function grpcCompression(value: string, grpc: boolean): GrpcCompression {
+  if (value !== 'snappy' && value !== 'none') throw new UsageError(`--grpc-compression: '${value}' is not snappy or none`);
+  return grpc ? value : 'none';
 }
 
 /**

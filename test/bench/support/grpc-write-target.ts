@@ -7,6 +7,10 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { WriteRequest, WriteableStoreService, type WriteResponse } from '../../../src/gen/thanos/store/rpc.js';
+import { installGrpcSnappy } from '../../../src/store/grpc-snappy.js';
+
+// The load tester compresses with "snappy" by default, as Thanos Receive's router does.
+installGrpcSnappy();
 
 /** What to answer: OK, or a gRPC status with a message. */
 export type GrpcAnswer = { code: grpc.status; message?: string };
