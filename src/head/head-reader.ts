@@ -107,7 +107,7 @@ export class HeadReader implements SeriesReader {
     return [...names].sort(compareUtf8);
   }
 
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     if (!this.overlaps(minT, maxT)) return [];
     if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
     const values = new Set<string>();

@@ -81,17 +81,17 @@ export class Querier {
   }
 
   /** Label names of the series matching `matchers` with data in the range, sorted. */
-  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     return this.unionOf((r) => r.labelNames(matchers, minT, maxT), minT, maxT);
   }
 
   /** Values of label `name` among the series matching `matchers` with data in the range, sorted. */
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     return this.unionOf((r) => r.labelValues(name, matchers, minT, maxT), minT, maxT);
   }
 
-  private unionOf(of: (r: SeriesReader) => string[], minT: number, maxT: number): string[] {
-    const lists: string[][] = [];
+  private unionOf(of: (r: SeriesReader) => readonly string[], minT: number, maxT: number): readonly string[] {
+    const lists: (readonly string[])[] = [];
     for (const r of this.readers) {
       if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
       const l = of(r);
@@ -104,7 +104,7 @@ export class Querier {
 }
 
 /** Merges two sorted string lists (UTF-8 byte order) into one without repeats. */
-function mergeUnique(a: string[], b: string[]): string[] {
+function mergeUnique(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];
   let i = 0;
   let j = 0;

@@ -65,8 +65,12 @@ export interface SeriesReader {
   chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[];
   /** Label names of the matching series with data in the range, sorted by UTF-8 bytes. */
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[];
-  /** Values of `name` among the matching series with data in the range, sorted by UTF-8 bytes. */
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[];
+  /**
+   * Values of `name` among the matching series with data in the range,
+   * sorted by UTF-8 bytes. Not to be modified: a reader may answer its own
+   * cached array (frozen), the same one for as long as it holds.
+   */
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[];
 }
 
 /** A series of the merged view: its labels and its parts, oldest reader first. */
