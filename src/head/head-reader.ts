@@ -68,8 +68,8 @@ export class HeadReader implements SeriesReader {
   series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[] {
     const out: ReaderSeries[] = [];
     for (const s of this.matching(matchers, minT, maxT)) out.push({ labels: s.labels, handle: s });
-    const compare = this.hasSurrogates() ? compareLabels : compareLabelsNative;
-    return out.sort((a, b) => compare(a.labels, b.labels));
+    // Comparators fixed at module level, so the sort can inline them.
+    return out.sort(this.hasSurrogates() ? byLabels : byLabelsNative);
   }
 
   chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
@@ -162,6 +162,9 @@ export class HeadReader implements SeriesReader {
     return (this.head.ooo.seriesCount > 0 && this.head.ooo.has(s.id)) || this.cutting?.has(s.id) === true;
   }
 }
+
+const byLabels = (a: ReaderSeries, b: ReaderSeries): number => compareLabels(a.labels, b.labels);
+const byLabelsNative = (a: ReaderSeries, b: ReaderSeries): number => compareLabelsNative(a.labels, b.labels);
 
 function valueOf(labels: readonly string[], name: string): string | undefined {
   for (let i = 0; i < labels.length; i += 2) if (labels[i] === name) return labels[i + 1];

@@ -61,7 +61,11 @@ export interface SeriesReader {
    * InvalidMatcherError before any work for a bad matcher.
    */
   series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[];
-  /** The chunks of a series of this reader overlapping [minT, maxT], in time order; copies of open chunks go to `arena`. */
+  /**
+   * The chunks of a series of this reader overlapping [minT, maxT], in
+   * time order; copies of open chunks go to `arena` (a TransientArena
+   * answers views instead, valid until the event loop turns).
+   */
   chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[];
   /** Label names of the matching series with data in the range, sorted by UTF-8 bytes. */
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[];
@@ -73,8 +77,16 @@ export interface SeriesReader {
   labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[];
 }
 
-/** A series of the merged view: its labels and its parts, oldest reader first. */
+/**
+ * A series of the merged view: its labels and its parts, oldest reader
+ * first. The first part is held in the object itself (a read of ten
+ * thousand series plans as many objects, not three times as many).
+ */
 export interface PlannedSeries {
   labels: readonly string[];
-  parts: SeriesPart[];
+  /** The oldest reader holding the series, and its handle there. */
+  reader: SeriesReader;
+  handle: unknown;
+  /** The parts of newer readers, oldest first; absent when only one reader holds the series. */
+  more?: SeriesPart[];
 }
