@@ -67,7 +67,7 @@ export class HeadReader implements SeriesReader {
 
   series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[] {
     const out: ReaderSeries[] = [];
-    for (const s of this.matching(matchers, minT, maxT)) out.push({ labels: s.labels, handle: s });
+    for (const s of this.matching(matchers, minT, maxT)) out.push({ labels: s.labels, reader: this, handle: s });
     // Comparators fixed at module level, so the sort can inline them.
     return out.sort(this.hasSurrogates() ? byLabels : byLabelsNative);
   }

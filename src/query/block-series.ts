@@ -61,7 +61,7 @@ export class BlockSeriesReader implements SeriesReader {
         kept = [];
         for (let k = 0; k < c.length; k += 3) if (c[k + 1]! >= minT && c[k]! <= maxT) kept.push(c[k]!, c[k + 1]!, c[k + 2]!);
       }
-      if (kept.length > 0) out.push({ labels: scratch.labels.slice(), handle: kept });
+      if (kept.length > 0) out.push({ labels: scratch.labels.slice(), reader: this, handle: kept });
     }
     return out;
   }

@@ -52,7 +52,7 @@ export class Querier {
     for (const r of this.readers) {
       if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
       const list = r.series(matchers, minT, maxT);
-      if (list.length > 0) lists.push(list.map((s): PlannedSeries => ({ labels: s.labels, reader: r, handle: s.handle })));
+      if (list.length > 0) lists.push(list);
     }
     if (lists.length === 0) return [];
     if (lists.length === 1) return lists[0]!;

@@ -39,9 +39,13 @@ export interface SeriesPart {
   readonly handle: unknown;
 }
 
-/** A series of a reader, labels as stored. */
+/**
+ * A series of a reader, labels as stored, with the reader itself: the
+ * querier plans a series held by one reader as this very object.
+ */
 export interface ReaderSeries {
   labels: readonly string[];
+  reader: SeriesReader;
   handle: unknown;
 }
 
@@ -79,14 +83,11 @@ export interface SeriesReader {
 
 /**
  * A series of the merged view: its labels and its parts, oldest reader
- * first. The first part is held in the object itself (a read of ten
- * thousand series plans as many objects, not three times as many).
+ * first. The first part is held in the object itself: a series only one
+ * reader holds is planned as that reader's ReaderSeries, so a read of ten
+ * thousand series allocates no more objects to plan them.
  */
-export interface PlannedSeries {
-  labels: readonly string[];
-  /** The oldest reader holding the series, and its handle there. */
-  reader: SeriesReader;
-  handle: unknown;
+export interface PlannedSeries extends ReaderSeries {
   /** The parts of newer readers, oldest first; absent when only one reader holds the series. */
   more?: SeriesPart[];
 }
