@@ -67,7 +67,15 @@ export class HeadReader implements SeriesReader {
 
   series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[] {
     const out: ReaderSeries[] = [];
-    for (const s of this.matching(matchers, minT, maxT)) out.push({ labels: s.labels, reader: this, handle: s });
+    if (!this.overlaps(minT, maxT)) return out;
+    // matching() as a plain loop (no generator step per series), over a
+    // view of the postings: nothing changes the index during this loop.
+    const all = this.coversAll(minT, maxT);
+    const ids = matchers.length === 0 ? this.head.index.allPostings() : this.head.index.select(matchers);
+    for (let i = 0; i < ids.length; i++) {
+      const s = this.head.get(ids[i]!);
+      if (s !== undefined && (all || this.holdsDataIn(s, minT, maxT))) out.push({ labels: s.labels, reader: this, handle: s });
+    }
     return sortByLabels(out, this.hasSurrogates());
   }
 
