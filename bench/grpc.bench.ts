@@ -4,18 +4,26 @@
 // samples (series/s, MB/s of chunk data), and LabelValues latency over
 // 100k values; then a Series read of 10k series x 2 h (480 samples) from
 // the head, and the same read once the head has cut those 2 h into a
-// block. Requests are encoded once and patched in place each round, so
-// the client (sharing the 2 cores) costs little.
+// block; then 10k series x 120 samples (the block's first 30 min) from
+// that block. Requests are encoded once and patched in place each round,
+// so the client (sharing the 2 cores) costs little. Each read says the
+// server's CPU time per call (user + system, all its threads, from
+// /proc) and the load average, as other work may share the cores. Reads
+// start once the server has settled after the writes before them (its
+// CPU use below 10% for 0.5 s, waiting at most 10 s): until then it is
+// still cutting chunks and writing its WAL, which the figure would count.
 //
 // Env: BENCH_SERIES (100000), BENCH_ROUNDS (4), BENCH_READ_SERIES (10000),
 // BENCH_READS (5: reads of each case, the best is reported),
 // BENCH_BLOCK_WAIT (300 s: longest wait for the block).
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { SeriesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../src/gen/thanos/store/rpc.js';
 import { startStrata } from './support/strata-server.js';
 import { connect, rawSeriesCall } from './support/raw-series.js';
+import { loadText } from './support/load-average.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 100_000);
 const PER_REQUEST = 500;
@@ -154,6 +162,27 @@ const rows: string[] = [];
 let restarted: Awaited<ReturnType<typeof startStrata>> | undefined;
 let client2: RawClient | undefined;
 let blockNote = '';
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 1/100 s (USER_HZ)
+  } catch {
+    return NaN;
+  }
+}
+/** Waits (at most 10 s) until the process used under 10% of a core for 0.5 s; resolves with the seconds waited. */
+async function settled(pid: number | undefined): Promise<number> {
+  const t0 = performance.now();
+  let before = cpuMsOf(pid);
+  for (let i = 0; i < 20 && !Number.isNaN(before); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuMsOf(pid);
+    if (now - before < 50) break;
+    before = now;
+  }
+  return (performance.now() - t0) / 1000;
+}
 const f = (x: number, d = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 try {
   const templates = templatesFor(SERIES, 'node_metric');
@@ -170,14 +199,18 @@ try {
   const lvReq = Buffer.from(LabelValuesRequest.encode(LabelValuesRequest.fromPartial({ label: 'series_id', start: 0n, end: BigInt(START + 10 ** 9) })).finish());
   const lat: number[] = [];
   let values = 0;
+  const lvWaitedS = await settled(server.child.pid);
+  const lvLoad = loadText();
+  const lvCpu0 = cpuMsOf(server.child.pid);
   for (let i = 0; i < 40; i++) {
     const t0 = performance.now();
     const res = await new Promise<Buffer>((done, fail) => client.labelValues(lvReq, (err, r) => (err ? fail(err) : done(r!))));
     lat.push(performance.now() - t0);
     values = LabelValuesResponse.decode(res).values.length;
   }
+  const lvCpu = (cpuMsOf(server.child.pid) - lvCpu0) / lat.length;
   lat.sort((a, b) => a - b);
-  rows.push(`| LabelValues over ${f(values)} values | p50 ${f(lat[Math.floor(lat.length / 2)]!, 1)} ms, p99 ${f(lat[Math.ceil(lat.length * 0.99) - 1]!, 1)} ms |`);
+  rows.push(`| LabelValues over ${f(values)} values | p50 ${f(lat[Math.floor(lat.length / 2)]!, 1)} ms, p99 ${f(lat[Math.ceil(lat.length * 0.99) - 1]!, 1)} ms; server CPU ${f(lvCpu, 1)} ms a call; load ${lvLoad}; server settled in ${f(lvWaitedS, 1)} s |`);
 
   // A Series read of 10k series x 120 samples.
   const readTemplates = templatesFor(READ_SERIES, 'bench_read');
@@ -190,35 +223,47 @@ try {
   // the head's open chunks, then, after a restart (a stop flushes the head),
   // from the memory-mapped chunk files.
   const READS = Number(process.env.BENCH_READS ?? 5);
-  const readAll = async (port: number, where: string, request = seriesReq, samples = READ_SAMPLES): Promise<void> => {
+  const readAll = async (port: number, where: string, request = seriesReq, samples = READ_SAMPLES, pid?: number): Promise<void> => {
+    const waitedS = await settled(pid);
     const session = connect(`127.0.0.1:${port}`);
     let best = Infinity;
+    const times: number[] = [];
     let frames: Buffer[] = [];
+    const load = loadText();
+    const cpu0 = cpuMsOf(pid);
     for (let i = 0; i < READS; i++) {
       const t0 = performance.now();
       const answer = await rawSeriesCall(session, request);
       const ms = performance.now() - t0;
       if (answer.status !== '0') throw new Error(`Series answered status ${answer.status}`);
       if (ms < best) best = ms;
+      times.push(ms);
       frames = answer.messages;
     }
+    const cpuPerRead = (cpuMsOf(pid) - cpu0) / READS;
+    const median = times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
     session.close();
     let chunkBytes = 0;
     let series = 0;
+    let sampleCount = 0;
     for (const fr of frames) {
       const r = SeriesResponse.decode(fr);
       if (r.result?.$case !== 'series') continue;
       series++;
-      for (const c of r.result.value.chunks) chunkBytes += c.raw?.data.length ?? 0;
+      for (const c of r.result.value.chunks) {
+        const data = c.raw?.data ?? new Uint8Array(0);
+        chunkBytes += data.length;
+        sampleCount += data.length >= 2 ? (data[0]! << 8) | data[1]! : 0; // an XOR chunk starts with its sample count
+      }
     }
-    const short = series === READ_SERIES ? '' : ` (expected ${f(READ_SERIES)} series!)`;
-    rows.push(`| Series read from ${where}, ${f(series)} series x ${samples} samples (best of ${READS})${short} | ${f(series / (best / 1000))} series/s, ${f(chunkBytes / 1e6 / (best / 1000))} MB/s of chunk data (${f(chunkBytes / 1e6, 1)} MB), ${f(best, 1)} ms |`);
+    const short = series === READ_SERIES && sampleCount === series * samples ? '' : ` (expected ${f(READ_SERIES)} series of ${samples} samples, got ${f(series)} series, ${f(sampleCount)} samples!)`;
+    rows.push(`| Series read from ${where}, ${f(series)} series x ${samples} samples (best of ${READS})${short} | ${f(series / (best / 1000))} series/s, ${f(chunkBytes / 1e6 / (best / 1000))} MB/s of chunk data (${f(chunkBytes / 1e6, 1)} MB), ${f(best, 1)} ms; median ${f(chunkBytes / 1e6 / (median / 1000))} MB/s; server CPU ${f(cpuPerRead, 1)} ms a read; load ${load}; server settled in ${f(waitedS, 1)} s |`);
   };
-  await readAll(server.grpcPort, 'open head chunks');
+  await readAll(server.grpcPort, 'open head chunks', seriesReq, READ_SAMPLES, server.child.pid);
   client.close();
   await server.stop({ keep: true });
   restarted = await startStrata(['--workers', '2'], server.dataDir);
-  await readAll(restarted.grpcPort, 'chunk files (after a restart)');
+  await readAll(restarted.grpcPort, 'chunk files (after a restart)', seriesReq, READ_SAMPLES, restarted.child.pid);
 
   // 10k series x 2 h: 480 samples each from START (the head spans under
   // 1.5 ranges, so nothing is cut yet), read from the head; then one newer
@@ -234,7 +279,7 @@ try {
   })).finish());
   const before = await metricsOf(restarted.httpPort);
   if ((before.get('strata_head_blocks_written_total') ?? 0) > 0) throw new Error('the head cut a block before the 2 h read from the head');
-  await readAll(restarted.grpcPort, 'the head (2 h)', twoHoursReq, BLOCK_READ_SAMPLES);
+  await readAll(restarted.grpcPort, 'the head (2 h)', twoHoursReq, BLOCK_READ_SAMPLES, restarted.child.pid);
   const newer = template(Array.from({ length: HANDFUL }, (_, i) => ['__name__', 'bench_newer', 'instance', `newer-${i}:9100`, 'job', 'node']));
   patch(newer, START + TWO_HOURS + NEWER_AFTER_MS, (i) => i);
   await write(client2, newer);
@@ -242,7 +287,12 @@ try {
   const after = await metricsOf(restarted.httpPort);
   blockNote = `block of the 2 h range cut and the head let go of it ${f(waitedMs / 1000, 1)} s after the newer sample; then ${f(after.get('strata_blocks_loaded') ?? NaN)} block(s), ${f(after.get('strata_head_series') ?? NaN)} head series`;
   await new Promise((r) => setTimeout(r, 1000));
-  await readAll(restarted.grpcPort, 'a block (the same 2 h, cut from the head)', twoHoursReq, BLOCK_READ_SAMPLES);
+  await readAll(restarted.grpcPort, 'a block (the same 2 h, cut from the head)', twoHoursReq, BLOCK_READ_SAMPLES, restarted.child.pid);
+  // The block's chunks hold 120 samples each: its first 30 min is one chunk a series.
+  const firstChunkReq = Buffer.from(SeriesRequest.encode(SeriesRequest.fromPartial({
+    minTime: BigInt(START), maxTime: BigInt(START + (READ_SAMPLES - 1) * 15_000), matchers: [{ type: 0, name: 'job', value: 'node' }, { type: 2, name: '__name__', value: 'bench_2h_.*' }],
+  })).finish());
+  await readAll(restarted.grpcPort, 'a block (its first 30 min)', firstChunkReq, READ_SAMPLES, restarted.child.pid);
 } finally {
   client.close();
   client2?.close();

@@ -21,7 +21,8 @@ export interface LabelIndex {
   allPostings(): Uint32Array;
   /** Whether any name or value holds a surrogate (then native string order is not byte order). */
   hasSurrogates(): boolean;
-  labelValues(name: string): string[];
+  /** Values of `name`, sorted by UTF-8 bytes: a frozen array, the same one until the values change. */
+  labelValues(name: string): readonly string[];
   /** Number of series with label `name` = `value`, at once (per-tenant head series limits ask on every write). */
   count(name: string, value: string): number;
 }

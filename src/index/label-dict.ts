@@ -18,7 +18,7 @@ export class LabelDict {
   private buf = new Uint8Array(64);
   private offs = new Uint32Array(9);
   /** Values sorted by UTF-8 bytes, covering the first `sortedCount` values. */
-  private sorted: string[] | undefined;
+  private sorted: readonly string[] | undefined;
   private sortedCount = 0;
   /** Whether any value has a surrogate (then code unit order is not byte order). */
   private surrogates = false;
@@ -73,15 +73,16 @@ export class LabelDict {
 
   /**
    * All values, sorted by their UTF-8 bytes. Cached: values added since
-   * the last call are sorted alone and merged in. Do not modify.
+   * the last call are sorted alone and merged in. Frozen: the same array
+   * is answered until the values change, a new one after.
    */
   sortedValues(): readonly string[] {
     const n = this.strings.length;
     if (this.sorted === undefined) {
-      this.sorted = sortUtf8(this.strings.slice(), this.surrogates);
+      this.sorted = Object.freeze(sortUtf8(this.strings.slice(), this.surrogates));
     } else if (this.sortedCount < n) {
       const fresh = sortUtf8(this.strings.slice(this.sortedCount), this.surrogates);
-      this.sorted = mergeUtf8(this.sorted, fresh, this.surrogates);
+      this.sorted = Object.freeze(mergeUtf8(this.sorted, fresh, this.surrogates));
     }
     this.sortedCount = n;
     return this.sorted;

@@ -6,6 +6,8 @@ import { PostingsAlgebra } from './set-ops.js';
 import type { LabelMatcher } from './types.js';
 import { compareUtf8 } from './utf8-order.js';
 
+const NO_VALUES: readonly string[] = Object.freeze([]);
+
 /**
  * The head's inverted index: for every label name and value, the sorted
  * ids of the series carrying it (postings), plus each name's value
@@ -154,9 +156,14 @@ export class PostingsIndex {
     return this.sortedNames.slice();
   }
 
-  /** Values of label `name` with at least one series, sorted by UTF-8 bytes. A new array. */
-  labelValues(name: string): string[] {
-    return this.dicts.get(name)?.sortedValues().slice() ?? [];
+  /**
+   * Values of label `name` with at least one series, sorted by UTF-8
+   * bytes: the dictionary's frozen cache (LabelDict.sortedValues), the same
+   * array until a value comes or goes, so that an answer can be encoded
+   * once for many calls (src/store/label-response.ts).
+   */
+  labelValues(name: string): readonly string[] {
+    return this.dicts.get(name)?.sortedValues() ?? NO_VALUES;
   }
 
   /**

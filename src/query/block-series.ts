@@ -25,7 +25,7 @@ export class BlockSeriesReader implements SeriesReader {
   private readonly postings: BlockPostingsIndex;
   private readonly scratch = { labels: [] as string[], chunks: [] as number[] };
   /** A block never changes: the values of the names asked for are kept (Grafana asks the same ones every refresh). */
-  private readonly values = new Lru<string, string[]>(VALUE_LISTS_KEPT);
+  private readonly values = new Lru<string, readonly string[]>(VALUE_LISTS_KEPT);
 
   constructor(readonly block: BlockReader) {
     this.postings = new BlockPostingsIndex(block.index);
@@ -61,7 +61,7 @@ export class BlockSeriesReader implements SeriesReader {
         kept = [];
         for (let k = 0; k < c.length; k += 3) if (c[k + 1]! >= minT && c[k]! <= maxT) kept.push(c[k]!, c[k + 1]!, c[k + 2]!);
       }
-      if (kept.length > 0) out.push({ labels: scratch.labels.slice(), handle: kept });
+      if (kept.length > 0) out.push({ labels: scratch.labels.slice(), reader: this, handle: kept });
     }
     return out;
   }
@@ -98,14 +98,14 @@ export class BlockSeriesReader implements SeriesReader {
     return [...names].sort(compareUtf8);
   }
 
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     if (!this.overlaps(minT, maxT)) return [];
     const index = this.block.index;
     const whole = this.covers(minT, maxT);
     if (matchers.length === 0) {
       let all = this.values.get(name);
-      if (all === undefined) this.values.set(name, (all = index.labelValues(name)));
-      if (whole) return all.slice();
+      if (all === undefined) this.values.set(name, (all = Object.freeze(index.labelValues(name))));
+      if (whole) return all;
       return all.filter((v) => this.anyInRange(index.postings(name, v), minT, maxT));
     }
     const values = new Set<string>();

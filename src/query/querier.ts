@@ -52,7 +52,7 @@ export class Querier {
     for (const r of this.readers) {
       if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
       const list = r.series(matchers, minT, maxT);
-      if (list.length > 0) lists.push(list.map((s) => ({ labels: s.labels, parts: [{ reader: r, handle: s.handle }] })));
+      if (list.length > 0) lists.push(list);
     }
     if (lists.length === 0) return [];
     if (lists.length === 1) return lists[0]!;
@@ -70,9 +70,10 @@ export class Querier {
    * Prometheus merges overlapping blocks at query time.
    */
   chunksOf(p: PlannedSeries, minT: number, maxT: number, arena: ByteArena): StoredChunk[] {
-    if (p.parts.length === 1) return p.parts[0]!.reader.chunks(p.parts[0]!.handle, minT, maxT, arena);
-    const out: StoredChunk[] = [];
-    for (const part of p.parts) for (const c of part.reader.chunks(part.handle, minT, maxT, arena)) out.push(c);
+    const first = p.reader.chunks(p.handle, minT, maxT, arena);
+    if (p.more === undefined) return first;
+    const out = first.slice();
+    for (const part of p.more) for (const c of part.reader.chunks(part.handle, minT, maxT, arena)) out.push(c);
     // Readers come oldest first: chunks in order unless readers overlap.
     for (let i = 1; i < out.length; i++) {
       if (out[i]!.minT <= out[i - 1]!.maxT) return withoutOverlaps(out);
@@ -81,17 +82,17 @@ export class Querier {
   }
 
   /** Label names of the series matching `matchers` with data in the range, sorted. */
-  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     return this.unionOf((r) => r.labelNames(matchers, minT, maxT), minT, maxT);
   }
 
   /** Values of label `name` among the series matching `matchers` with data in the range, sorted. */
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     return this.unionOf((r) => r.labelValues(name, matchers, minT, maxT), minT, maxT);
   }
 
-  private unionOf(of: (r: SeriesReader) => string[], minT: number, maxT: number): string[] {
-    const lists: string[][] = [];
+  private unionOf(of: (r: SeriesReader) => readonly string[], minT: number, maxT: number): readonly string[] {
+    const lists: (readonly string[])[] = [];
     for (const r of this.readers) {
       if (!(minT <= maxT && r.maxTime >= minT && r.minTime <= maxT)) continue;
       const l = of(r);
@@ -104,7 +105,7 @@ export class Querier {
 }
 
 /** Merges two sorted string lists (UTF-8 byte order) into one without repeats. */
-function mergeUnique(a: string[], b: string[]): string[] {
+function mergeUnique(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];
   let i = 0;
   let j = 0;
@@ -138,7 +139,9 @@ function mergeSorted(a: PlannedSeries[], b: PlannedSeries[], compare: (x: readon
     if (c < 0) out.push(a[i++]!);
     else if (c > 0) out.push(b[j++]!);
     else {
-      out.push({ labels: a[i]!.labels, parts: [...a[i]!.parts, ...b[j]!.parts] });
+      const x = a[i]!;
+      const y = b[j]!;
+      out.push({ labels: x.labels, reader: x.reader, handle: x.handle, more: [...(x.more ?? []), { reader: y.reader, handle: y.handle }, ...(y.more ?? [])] });
       i++;
       j++;
     }

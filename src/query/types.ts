@@ -39,9 +39,13 @@ export interface SeriesPart {
   readonly handle: unknown;
 }
 
-/** A series of a reader, labels as stored. */
+/**
+ * A series of a reader, labels as stored, with the reader itself: the
+ * querier plans a series held by one reader as this very object.
+ */
 export interface ReaderSeries {
   labels: readonly string[];
+  reader: SeriesReader;
   handle: unknown;
 }
 
@@ -61,16 +65,29 @@ export interface SeriesReader {
    * InvalidMatcherError before any work for a bad matcher.
    */
   series(matchers: readonly LabelMatcher[], minT: number, maxT: number): ReaderSeries[];
-  /** The chunks of a series of this reader overlapping [minT, maxT], in time order; copies of open chunks go to `arena`. */
+  /**
+   * The chunks of a series of this reader overlapping [minT, maxT], in
+   * time order; copies of open chunks go to `arena` (a TransientArena
+   * answers views instead, valid until the event loop turns).
+   */
   chunks(handle: unknown, minT: number, maxT: number, arena: ByteArena): StoredChunk[];
   /** Label names of the matching series with data in the range, sorted by UTF-8 bytes. */
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[];
-  /** Values of `name` among the matching series with data in the range, sorted by UTF-8 bytes. */
-  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): string[];
+  /**
+   * Values of `name` among the matching series with data in the range,
+   * sorted by UTF-8 bytes. Not to be modified: a reader may answer its own
+   * cached array (frozen), the same one for as long as it holds.
+   */
+  labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[];
 }
 
-/** A series of the merged view: its labels and its parts, oldest reader first. */
-export interface PlannedSeries {
-  labels: readonly string[];
-  parts: SeriesPart[];
+/**
+ * A series of the merged view: its labels and its parts, oldest reader
+ * first. The first part is held in the object itself: a series only one
+ * reader holds is planned as that reader's ReaderSeries, so a read of ten
+ * thousand series allocates no more objects to plan them.
+ */
+export interface PlannedSeries extends ReaderSeries {
+  /** The parts of newer readers, oldest first; absent when only one reader holds the series. */
+  more?: SeriesPart[];
 }

@@ -113,7 +113,7 @@ export class SidecarSource implements StoreSource {
    */
   private async labels(
     query: LabelNamesQuery,
-    fromBlocks: (q: Querier, from: number, to: number) => string[],
+    fromBlocks: (q: Querier, from: number, to: number) => readonly string[],
     fromApi: (from: number, to: number) => Promise<string[]>,
     fromSeries: (series: StreamedSeries[]) => string[],
   ): Promise<readonly string[]> {

@@ -7,7 +7,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import type { Db } from '../db/db.js';
 import type { CodecPool } from '../pool/codec-pool.js';
 import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
-import type { LabelNamesRequest, LabelValuesRequest, SeriesRequest } from '../gen/thanos/store/rpc.js';
+import type { LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../gen/thanos/store/rpc.js';
 import { InfoService } from '../gen/thanos/info/rpc.js';
 import { ExemplarsService, type ExemplarsRequest, type ExemplarsResponse } from '../gen/thanos/exemplars/rpc.js';
 import { MetadataService, type MetricMetadataRequest, type MetricMetadataResponse } from '../gen/thanos/metadata/rpc.js';
@@ -20,6 +20,7 @@ import { installGrpcSnappy } from './grpc-snappy.js';
 import { movableMessage, type MessageBytes } from './grpc-message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
+import { encodeLabelsResponse } from './label-response.js';
 import { remoteWrite } from './remote-write.js';
 import type { StoreApi } from './store-api.js';
 import type { WriteAdmission } from '../write-limits/write-limiter.js';
@@ -159,7 +160,13 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
 
   const services = ['thanos.Store', 'thanos.info.Info', 'grpc.health.v1.Health'];
   // Series frames are encoded already: a pass-through serializer sends them as they are.
-  const storeDefinition = { ...StoreService, series: { ...StoreService.series, responseSerialize: passThrough } };
+  // LabelNames and LabelValues answers (up to 100k strings) are encoded by hand (label-response.ts).
+  const storeDefinition = {
+    ...StoreService,
+    series: { ...StoreService.series, responseSerialize: passThrough },
+    labelNames: { ...StoreService.labelNames, responseSerialize: (r: LabelNamesResponse) => encodeLabelsResponse(r.names, r.warnings) },
+    labelValues: { ...StoreService.labelValues, responseSerialize: (r: LabelValuesResponse) => encodeLabelsResponse(r.values, r.warnings) },
+  };
   server.addService(storeDefinition as unknown as grpc.ServiceDefinition, {
     info: unary(StoreService.info.path, () => api.info()),
     labelNames: unary(StoreService.labelNames.path, (req: LabelNamesRequest) => api.labelNames(req)),

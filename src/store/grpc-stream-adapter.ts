@@ -98,12 +98,34 @@ export function seriesSinkFor(call: SeriesCall, prefer?: SeriesPath): GrpcSeries
 const BATCH_BYTES = 256 * 1024;
 const PREFIX = 5;
 
+/**
+ * Batch buffers whose writes completed, for the next batches (of any call).
+ * A Series answer of 9 MB otherwise allocates 36 new 256 KiB buffers: each
+ * is memory outside the JavaScript heap, which V8 answers with a full
+ * (mark-compact) collection every read or two; with buffers reused there
+ * are next to none. A buffer comes back only when its write's callback
+ * says it was written (the HTTP/2 stream holds it until then, uncopied);
+ * at most MAX_SPARE are kept (4 MiB).
+ */
+const spare: Buffer[] = [];
+const MAX_SPARE = 16;
+
+function batchBuffer(): Buffer {
+  return spare.pop() ?? Buffer.allocUnsafe(BATCH_BYTES);
+}
+
+function written(batch: Buffer): (err?: Error | null) => void {
+  return (err) => {
+    if ((err === undefined || err === null) && spare.length < MAX_SPARE) spare.push(batch);
+  };
+}
+
 const gone = (): Error => callCancelled('the Series call ended (cancelled, deadline passed or connection closed) while its answer was being sent');
 
 class Http2Sink implements GrpcSeriesSink {
   readonly path = 'http2';
   blocked = false;
-  private batch = Buffer.allocUnsafe(BATCH_BYTES);
+  private batch = batchBuffer();
   private at = 0;
 
   constructor(private readonly stream: ServerHttp2Stream, private readonly sendHeaders: () => void) {
@@ -120,6 +142,7 @@ class Http2Sink implements GrpcSeriesSink {
   alloc(size: number): Buffer {
     if (this.at + PREFIX + size > this.batch.length) {
       this.flush();
+      // A frame larger than a batch gets a buffer of its own (not kept for reuse).
       if (PREFIX + size > this.batch.length) this.batch = Buffer.allocUnsafe(PREFIX + size);
     }
     const b = this.batch;
@@ -142,8 +165,10 @@ class Http2Sink implements GrpcSeriesSink {
     if (this.at === 0) return;
     if (this.ended()) throw gone();
     this.sendHeaders();
-    if (!this.stream.write(this.batch.subarray(0, this.at))) this.blocked = true;
-    this.batch = Buffer.allocUnsafe(BATCH_BYTES);
+    const batch = this.batch;
+    const done = batch.length === BATCH_BYTES ? written(batch) : undefined;
+    if (!this.stream.write(batch.subarray(0, this.at), done)) this.blocked = true;
+    this.batch = batchBuffer();
     this.at = 0;
   }
 }

@@ -42,13 +42,30 @@ export function encodeLabels(labels: readonly string[]): Buffer {
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
+ * The label set whose fields `scratch` holds (written by writeLabels' fast
+ * path; empty when nothing there can be reused), and where each of its
+ * Label fields ends.
+ */
+let previous: readonly string[] = [];
+let previousEnds = new Int32Array(32);
+
+/**
  * Writes the `labels` fields into `scratch` (each string encoded once: a
  * Label message of under 128 bytes, the usual case, gets its 1-byte length
- * after the fact) and returns their length.
+ * after the fact) and returns their length. Series go out sorted, so
+ * neighbours share leading labels (the metric name, often more): the
+ * fields of the labels shared with the previous set are in `scratch`
+ * already and are not written again.
  */
 function writeLabels(labels: readonly string[]): number {
-  let at = 0;
-  for (let i = 0; i < labels.length; i += 2) {
+  const pairs = labels.length >> 1;
+  if (previousEnds.length < pairs) previousEnds = new Int32Array(pairs * 2);
+  const shared = Math.min(pairs, previous.length >> 1);
+  let k = 0;
+  while (k < shared && labels[2 * k] === previous[2 * k] && labels[2 * k + 1] === previous[2 * k + 1]) k++;
+  previous = labels;
+  let at = k === 0 ? 0 : previousEnds[k - 1]!;
+  for (let i = 2 * k; i < labels.length; i += 2) {
     const name = labels[i]!;
     const value = labels[i + 1]!;
     const most = 3 * (name.length + value.length) + 16;
@@ -75,6 +92,7 @@ function writeLabels(labels: readonly string[]): number {
     if (body >= 128) return writeLabelsSlowly(labels);
     scratch[start] = (SERIES_LABELS << 3) | WIRE_LEN;
     scratch[start + 1] = body;
+    previousEnds[i >> 1] = at;
   }
   return at;
 }
@@ -96,6 +114,7 @@ function writeString(b: Buffer, at: number, s: string): number {
 
 /** writeLabels for label sets with long names or values: sizes first. */
 function writeLabelsSlowly(labels: readonly string[]): number {
+  previous = [];
   let size = 0;
   for (let i = 0; i < labels.length; i += 2) size += lenFieldSize(labelSize(labels[i]!, labels[i + 1]!));
   if (size > scratch.length) scratch = Buffer.allocUnsafe(size * 2);
@@ -122,6 +141,9 @@ function labelSize(name: string, value: string): number {
   return lenFieldSize(utf8(name)) + lenFieldSize(utf8(value));
 }
 
+/** AggrChunk sizes of the series being encoded, by chunk (a chunk is far below 2 GiB). */
+let aggrSizes = new Int32Array(64);
+
 function aggrChunkSize(c: StoredChunk): number {
   const raw = rawChunkSize(c);
   return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + lenFieldSize(raw);
@@ -139,12 +161,15 @@ export function encodeSeriesFrames(
   alloc: (size: number) => Buffer = Buffer.allocUnsafe,
 ): void {
   const labelBytes = writeLabels(labels);
+  // Each chunk's AggrChunk size, once (the frame writes it again).
+  if (aggrSizes.length < chunks.length) aggrSizes = new Int32Array(chunks.length * 2);
+  for (let i = 0; i < chunks.length; i++) aggrSizes[i] = aggrChunkSize(chunks[i]!);
   let first = 0;
   do {
     let end = first;
     let chunkBytes = 0;
     while (end < chunks.length) {
-      const size = lenFieldSize(aggrChunkSize(chunks[end]!));
+      const size = lenFieldSize(aggrSizes[end]!);
       if (end > first && chunkBytes + size > FRAME_TARGET_BYTES) break;
       chunkBytes += size;
       end++;
@@ -167,7 +192,7 @@ function encodeFrame(
   for (let i = from; i < to; i++) {
     const c = chunks[i]!;
     at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);
-    at = writeVarint(b, at, aggrChunkSize(c));
+    at = writeVarint(b, at, aggrSizes[i]!);
     at = writeTag(b, at, AGGR_MIN_TIME, WIRE_VARINT);
     at = writeInt64(b, at, c.minT);
     at = writeTag(b, at, AGGR_MAX_TIME, WIRE_VARINT);

@@ -1,5 +1,5 @@
 import type { LabelMatcher } from '../index/index.js';
-import { ByteArena } from '../query/byte-arena.js';
+import { TransientArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import { StoreType } from '../gen/thanos/store/rpc.js';
 import type {
@@ -34,8 +34,7 @@ const MAX_I64 = 9223372036854775807n;
 const MIN_I64 = -9223372036854775808n;
 /**
  * Series encoded per turn of the event loop while streaming a large
- * answer: other calls get the thread between slices, and each slice's
- * copies of open chunks (its arena) can go once the slice is sent.
+ * answer: other calls get the thread between slices.
  */
 const SERIES_PER_SLICE = 1024;
 const NO_CHUNKS: readonly StoredChunk[] = [];
@@ -78,7 +77,9 @@ export class StoreApi {
     const skip = query.skipChunks;
     let ok = false;
     try {
-      let arena = new ByteArena();
+      // Open chunks are not copied: each series' chunks go into its frame
+      // before anything else runs (see TransientArena), so views do.
+      const arena = new TransientArena();
       let n = 0;
       for (let batch = await set.next(); batch !== undefined; batch = await set.next()) {
         for (let i = 0; i < batch.length; i++) {
@@ -92,7 +93,6 @@ export class StoreApi {
           } else if (++n % SERIES_PER_SLICE === 0) {
             sink.flush();
             await new Promise((r) => setImmediate(r));
-            arena = new ByteArena();
           }
         }
       }

@@ -76,8 +76,10 @@ export interface SeriesSet {
    * querier trims). Empty where the series has none left (or skipChunks).
    * A chunk's bytes are valid until the set is closed: a view of a memory
    * map held open by the set, or a copy made into `arena` (the caller's,
-   * kept for as long as it keeps the chunks). A source whose chunks arrive
-   * asynchronously fetches them before yielding the batch.
+   * kept for as long as it keeps the chunks; a TransientArena, which
+   * copies nothing, makes them valid only until the caller yields the
+   * event loop). A source whose chunks arrive asynchronously fetches them
+   * before yielding the batch.
    */
   chunks(series: SourceSeries, arena: ByteArena): readonly StoredChunk[];
   /**
