@@ -12,14 +12,19 @@ import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from './errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from './snappy-block.js';
+import { decodeSnappyFramed } from '../store/grpc-snappy.js';
 
 /** A remote-write request to parse (parse-write.ts). */
 interface ParseWriteMessage {
   op: 'parseWrite';
   bytes: Uint8Array;
   opts: ParseWriteOptions;
-  /** The bytes are a snappy block (remote write over HTTP): decompressed first, up to this many bytes. */
-  snappy?: { maxDecodedBytes: number };
+  /**
+   * The bytes are a snappy block (remote write over HTTP), or with
+   * `framed` a snappy-framed stream (gRPC's "snappy"): decompressed first,
+   * up to this many bytes.
+   */
+  snappy?: { maxDecodedBytes: number; framed?: true };
   /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
   cache?: SharedArrayBuffer;
   /** A buffer to write the append batch into when it is large enough (moved; see spare-buffers.ts). */
@@ -63,7 +68,7 @@ export async function parseWriteInPool(
   pool: TaskRunner,
   bytes: Uint8Array,
   opts: ParseWriteOptions,
-  body: { snappy?: { maxDecodedBytes: number }; cache?: SharedArrayBuffer } = {},
+  body: { snappy?: { maxDecodedBytes: number; framed?: true }; cache?: SharedArrayBuffer } = {},
 ): Promise<ParsedWrite> {
   // Cloning a view clones its whole buffer (a Node Buffer may be a slice
   // of a much larger one): move the buffer only when the view is all of it
@@ -97,6 +102,16 @@ export function recycleBatch(batch: ArrayBuffer): void {
   batchBuffers.give(batch);
 }
 
+/** A snappy-framed stream's bytes, or the answer refusing it. */
+function unframe(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
+  try {
+    return decodeSnappyFramed(bytes, maxDecodedBytes);
+  } catch (err) {
+    if (err instanceof RangeError) return { ok: false, snappy: 'resource-exhausted', message: `${err.message} (the most a message may hold)` };
+    return { ok: false, snappy: 'malformed-request', message: (err as Error).message };
+  }
+}
+
 /** A snappy block's bytes, or the answer refusing it. */
 function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
   try {
@@ -113,7 +128,7 @@ function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | Pars
 }
 
 function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage): unknown {
-  const bytes = snappy === undefined ? body : unsnappy(body, snappy.maxDecodedBytes);
+  const bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
   if (!(bytes instanceof Uint8Array)) return bytes;
   let answer: ParseWriteAnswer & { ok: true };
   try {

@@ -25,6 +25,8 @@
  * the byte 0x00. Strata's parser skips unknown fields (parse-write.ts).
  */
 
+import { isStillFramed, snappyFramedLength } from './grpc-snappy.js';
+
 /** gRPC's message prefix: compressed flag (1 byte) and length (4 bytes, big-endian). */
 const GRPC_PREFIX_BYTES = 5;
 
@@ -39,6 +41,8 @@ const SKIPPED_FIELD = [0xc2, 0xa3, 0x09, 0x01, 0x00] as const;
 export interface MessageBytes {
   bytes: Uint8Array;
   size: number;
+  /** `bytes` is a snappy-framed stream of the message (grpc-encoding: snappy), to decode in the pool. */
+  framed?: true;
 }
 
 /**
@@ -50,6 +54,11 @@ export interface MessageBytes {
  * message is deserialized).
  */
 export function movableMessage(message: Uint8Array): MessageBytes {
+  // Compressed with snappy and kept framed (grpc-snappy.ts): decoded in the pool.
+  if (isStillFramed(message)) {
+    const decoded = snappyFramedLength(message);
+    return { bytes: message, size: decoded < 0 ? message.byteLength : decoded, framed: true };
+  }
   const size = message.byteLength;
   const buffer = message.buffer;
   if (message.byteOffset !== GRPC_PREFIX_BYTES || !(buffer instanceof ArrayBuffer) || buffer.byteLength !== size + GRPC_PREFIX_BYTES) return { bytes: message, size };

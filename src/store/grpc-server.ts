@@ -16,7 +16,7 @@ import { MetadataApi } from '../metadata/metadata-api.js';
 import { instantiateHeadWasm } from '../head/head-wasm.js';
 import { grpcStatusOf } from './error-status.js';
 import { widenConnectionWindows, widenStreamWindows } from './grpc-flow-control.js';
-import { installGrpcSnappy } from './grpc-snappy.js';
+import { installGrpcSnappy, keepSnappyFramed } from './grpc-snappy.js';
 import { movableMessage, type MessageBytes } from './grpc-message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './grpc-stream-adapter.js';
 import { callTimer, type OnCall } from './grpc-telemetry.js';
@@ -83,6 +83,9 @@ const passThrough = (b: Buffer): Buffer => b;
 const EMPTY_MESSAGE = Buffer.alloc(0);
 const emptyAnswer = (): Buffer => EMPTY_MESSAGE;
 
+/** How far a snappy RemoteWrite may decode when --grpc-max-recv-bytes sets no bound (-1). */
+const MAX_FRAMED_DECODED = 1 << 30;
+
 /**
  * `strata serve`'s gRPC server: the engine's Store API (store-stack.ts)
  * and its RemoteWrite.
@@ -94,8 +97,9 @@ export function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions
     ...server,
     exemplars: new ExemplarsApi(() => db.exemplars, store.externalLabels),
     metadata: new MetadataApi(() => db.metadata),
-    remoteWrite: async ({ bytes, size }) => {
-      const outcome = await remoteWrite(db, pool, bytes, { ...writeOpts, size });
+    remoteWrite: async ({ bytes, size, framed }) => {
+      const snappy = framed === undefined ? {} : { snappy: { maxDecodedBytes: server.maxRecvBytes < 0 ? MAX_FRAMED_DECODED : server.maxRecvBytes, framed } };
+      const outcome = await remoteWrite(db, pool, bytes, { ...writeOpts, size, ...snappy });
       if (outcome.error !== undefined) throw outcome.error;
     },
   });
@@ -178,6 +182,8 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   if (write !== undefined) {
     services.push('thanos.WriteableStore');
     const path = WriteableStoreService.remoteWrite.path;
+    // Snappy-compressed writes (a Receive router's default) are decoded in the pool, not on the event loop.
+    keepSnappyFramed(path);
     // The message stays raw bytes (parsed in the pool), made movable without
     // a copy; the answer is the empty WriteResponse's no bytes. No promise
     // chain of its own: at thousands of calls a second the event loop is

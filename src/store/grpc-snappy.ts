@@ -145,9 +145,60 @@ interface GrpcStatusObject {
   details: string;
 }
 
-type Decompress = (this: { maxReceiveMessageSize: number }, message: Buffer, encoding: string) => Buffer | Promise<Buffer>;
+/** What the wrapped decompressMessage reads of grpc-js' call (internals). */
+interface CallInternals {
+  maxReceiveMessageSize: number;
+  handler?: { path?: string } | null;
+}
+
+type Decompress = (this: CallInternals, message: Buffer, encoding: string) => Buffer | Promise<Buffer>;
 
 let installed = false;
+/** Methods whose snappy messages are handed on still framed (keepSnappyFramed). */
+const framedPaths = new Set<string>();
+/** Messages handed on still framed: the views decompressMessage returned for them. */
+const stillFramed = new WeakSet<Uint8Array>();
+
+/**
+ * Snappy messages of the method at `path` (e.g.
+ * '/thanos.WriteableStore/RemoteWrite') are not decoded on the event loop:
+ * its deserializer gets the framed stream itself (isStillFramed() says
+ * so), to be decoded in the pool. Its size bound is then the caller's to
+ * keep (decodeSnappyFramed's maxBytes).
+ */
+export function keepSnappyFramed(path: string): void {
+  framedPaths.add(path);
+}
+
+/** Whether a message given to a deserializer is a snappy-framed stream still (keepSnappyFramed). */
+export function isStillFramed(message: Uint8Array): boolean {
+  return stillFramed.has(message);
+}
+
+/**
+ * The bytes a snappy-framed stream decodes to, from its chunk headers
+ * alone (no decompression); -1 when they cannot be read.
+ */
+export function snappyFramedLength(input: Uint8Array): number {
+  const end = input.length;
+  if (end < STREAM_ID.length || !STREAM_ID.equals(input.subarray(0, STREAM_ID.length))) return -1;
+  let total = 0;
+  for (let at = STREAM_ID.length; at < end;) {
+    if (at + 4 > end) return -1;
+    const type = input[at]!;
+    const len = input[at + 1]! | (input[at + 2]! << 8) | (input[at + 3]! << 16);
+    const body = at + 4;
+    if (body + len > end) return -1;
+    if (type === CHUNK_COMPRESSED || type === CHUNK_UNCOMPRESSED) {
+      if (len < 4) return -1;
+      const n = type === CHUNK_UNCOMPRESSED ? len - 4 : blockLength(input, body + 4, body + len);
+      if (n < 0) return -1;
+      total += n;
+    }
+    at = body + len;
+  }
+  return total;
+}
 
 /**
  * Teaches grpc-js' server to read messages compressed with "snappy".
@@ -165,8 +216,14 @@ export function installGrpcSnappy(): string[] {
   }
   const original = proto?.decompressMessage;
   if (proto === undefined || typeof original !== 'function') return ['BaseServerInterceptingCall.prototype.decompressMessage in @grpc/grpc-js/build/src/server-interceptors.js'];
-  proto.decompressMessage = function (this: { maxReceiveMessageSize: number }, message: Buffer, encoding: string): Buffer | Promise<Buffer> {
+  proto.decompressMessage = function (this: CallInternals, message: Buffer, encoding: string): Buffer | Promise<Buffer> {
     if (encoding !== SNAPPY_ENCODING) return original.call(this, message, encoding);
+    const path = this.handler?.path;
+    if (path !== undefined && framedPaths.has(path)) {
+      const framed = message.subarray(5);
+      stillFramed.add(framed);
+      return framed;
+    }
     try {
       return decodeSnappyFramed(message.subarray(5), this.maxReceiveMessageSize);
     } catch (err) {

@@ -73,8 +73,12 @@ export interface WriteOptions {
   tenantLabel: string;
   /** The tenant from outside the message (HTTP's THANOS-TENANT header); the message's own when undefined. */
   tenant?: string;
-  /** The bytes are a snappy block (HTTP remote write), decompressed in the pool first, up to this size. */
-  snappy?: { maxDecodedBytes: number };
+  /**
+   * The bytes are a snappy block (HTTP remote write), or with `framed` a
+   * snappy-framed stream (gRPC's grpc-encoding: snappy), decompressed in
+   * the pool first, up to this size.
+   */
+  snappy?: { maxDecodedBytes: number; framed?: true };
   /** The write limits to apply (none when absent). */
   limits?: WriteAdmission;
   /**
@@ -90,7 +94,7 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
   // The pool may take the bytes' buffer: measure them first.
   const size = given ?? bytes.length;
   if (limits !== undefined && opts.tenant !== undefined) {
-    const decoded = snappy === undefined ? -1 : snappyDecodedLength(bytes);
+    const decoded = snappy === undefined || snappy.framed ? -1 : snappyDecodedLength(bytes);
     limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
   }
   const cache = db.seriesCache;

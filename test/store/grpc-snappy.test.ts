@@ -7,7 +7,7 @@ import http2 from 'node:http2';
 import { after, before, describe, test } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { compressSync } from 'snappy';
-import { decodeSnappyFramed, installGrpcSnappy, SnappyFrameError } from '../../src/store/grpc-snappy.js';
+import { decodeSnappyFramed, installGrpcSnappy, SnappyFrameError, snappyFramedLength } from '../../src/store/grpc-snappy.js';
 import { StoreClient, eq } from './support/client.js';
 import { T0, seriesOk } from './support/calls.js';
 import { decodeSeries } from './support/series-check.js';
@@ -72,6 +72,13 @@ describe('snappy framing format', () => {
   test('this grpc-js has what the server relies on to take snappy', () => {
     assert.deepEqual(installGrpcSnappy(), []);
   });
+
+  test('tells the decoded length from the chunk headers alone', () => {
+    assert.equal(snappyFramedLength(framed(data)), data.length);
+    assert.equal(snappyFramedLength(framed(data, false)), data.length);
+    assert.equal(snappyFramedLength(framed(data).subarray(0, 100)), -1);
+    assert.equal(snappyFramedLength(data), -1);
+  });
 });
 
 /** One unary gRPC call over bare HTTP/2 with the message as given (flag 1: compressed with `encoding`). */
@@ -109,9 +116,11 @@ async function rawUnary(address: string, path: string, message: Buffer, encoding
 
 describe('RemoteWrite compressed with snappy, as Thanos Receive sends it', () => {
   let strata: StrataGrpc;
+  /** --grpc-max-recv-bytes 64 KiB: what a message may decode to. */
+  let small: StrataGrpc;
   let client: StoreClient;
   before(async () => {
-    strata = await startStrata();
+    [strata, small] = await Promise.all([startStrata(), startStrata({ args: ['--grpc-max-recv-bytes', String(64 * 1024)] })]);
     client = new StoreClient(strata.grpcAddress);
   });
   after(async () => {
@@ -121,7 +130,7 @@ describe('RemoteWrite compressed with snappy, as Thanos Receive sends it', () =>
   });
   const PATH = '/thanos.WriteableStore/RemoteWrite';
 
-  test('is written, sample for sample', async () => {
+  test('is written, sample for sample (decoded in the pool)', async () => {
     const samples = samplesOf(300, T0, 15_000n, (i) => i * 1.5);
     const req = encodeWriteRequest({ timeseries: [{ labels: [['__name__', 'snappy_rw'], ['job', 'receive']], samples }], tenant: 'team-s' });
     const answer = await rawUnary(strata.grpcAddress, PATH, framed(req), 'snappy');
@@ -133,11 +142,15 @@ describe('RemoteWrite compressed with snappy, as Thanos Receive sends it', () =>
     assert.deepEqual(decoded.bits, samples.map((x) => bitsOfNumber(x.v!)));
   });
 
-  test('a stream that is not snappy-framed is INTERNAL naming the fault; an unknown encoding stays UNIMPLEMENTED', async () => {
+  test('a RemoteWrite that is not snappy-framed is INVALID_ARGUMENT naming the fault, one that decodes past the limit RESOURCE_EXHAUSTED; an unknown encoding stays UNIMPLEMENTED', async () => {
     const req = encodeWriteRequest({ timeseries: [{ labels: [['__name__', 'snappy_bad']], samples: samplesOf(1, T0, 1n, () => 1) }] });
     const bad = await rawUnary(strata.grpcAddress, PATH, compressSync(req), 'snappy');
-    assert.equal(bad.code, 13);
+    assert.equal(bad.code, 3, bad.details);
     assert.match(bad.details, /stream identifier/);
+    const cut = await rawUnary(strata.grpcAddress, PATH, framed(req).subarray(0, 20), 'snappy');
+    assert.equal(cut.code, 3, cut.details);
+    const huge = await rawUnary(small.grpcAddress, PATH, framed(Buffer.alloc(200_000)), 'snappy');
+    assert.equal(huge.code, 8, huge.details);
     const unknown = await rawUnary(strata.grpcAddress, PATH, req, 'zstd');
     assert.equal(unknown.code, 12);
     assert.equal((await seriesOk(client, { matchers: [eq('__name__', 'snappy_bad')] })).series.length, 0);
