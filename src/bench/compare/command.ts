@@ -114,13 +114,14 @@ export async function benchCompare(c: CompareConfig, argv: string[], via?: strin
     } finally {
       process.off('SIGINT', onEncodeInterrupt);
     }
-    if (c.peers.includes('strata-grpc') && prepared.plan.rawBytes > c.maxEncodedBytes) {
+    if (c.peers.includes('strata-grpc') && c.grpcCompression === 'none' && prepared.plan.rawBytes > c.maxEncodedBytes) {
       throw new UsageError(`bench compare: strata-grpc sends the load uncompressed, ${mib(prepared.plan.rawBytes)}, more than --max-encoded ${mib(c.maxEncodedBytes)}; raise --max-encoded or lower --series or --samples-per-series`);
     }
     const catalogue = catalogueOf(c.profile, c.series);
     const context: PeerContext = {
       parent,
       maxEncodedBytes: c.maxEncodedBytes,
+      grpcCompression: c.grpcCompression,
       plan: prepared.plan,
       cases: readCases(catalogue, prepared.profileName),
       concurrency: c.concurrency,

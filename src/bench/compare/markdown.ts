@@ -132,7 +132,7 @@ export function markdownSection(x: SectionInput): string {
   started (${fmt(encodeSeconds, 1)} s), the same bytes for every server. Generator and server share the ${cpus().length} cores.
 - Servers, one after another, each on a fresh temporary directory, defaults otherwise: ${ingests.map((i) => `${i.peer.title} (${i.peer.version})`).join('; ')}.
 ${by('strata-grpc') === undefined ? '' : `  Strata (gRPC): the same server, sent the same requests as thanos.WriteableStore/RemoteWrite calls (Thanos WriteRequests,
-  uncompressed protobuf as gRPC carries them: ${mb(load.rawBytes)}), ${config.concurrency} calls in flight on one HTTP/2 connection, as a Thanos Receive router sends.
+  ${config.grpcCompression === 'snappy' ? 'compressed with gRPC\'s "snappy" (Go\'s snappy framing format), as a Thanos Receive router sends them by default' : `uncompressed protobuf: ${mb(load.rawBytes)}`}), ${config.concurrency} calls in flight on one HTTP/2 connection.
 `}  Strata: \`strata serve\`, workers = cores, WAL fsync every 1 s. VictoriaMetrics: single node, -retentionPeriod=1y.
   Prometheus: no scrape targets, --web.enable-remote-write-receiver.
 - Acknowledgement differs: Strata answers once the WAL record is written to the OS; Prometheus once its WAL

@@ -4,6 +4,7 @@
  * long to wait for a quiet machine.
  */
 import { parseArgs } from 'node:util';
+import type { GrpcCompression } from '../remote-write/grpc-frames.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { parseBytes } from '../../cli/bytes.js';
 import { commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
@@ -30,6 +31,7 @@ export const compareOptions = {
   'histogram-share': { type: 'string', default: '0' },
   start: { type: 'string' },
   'max-encoded': { type: 'string', default: '2GiB' },
+  'grpc-compression': { type: 'string', default: 'snappy' },
   reads: { type: 'string', default: '20s' },
   'quiet-wait': { type: 'string', default: '120s' },
   attempts: { type: 'string', default: '3' },
@@ -53,9 +55,11 @@ Servers and method:
   --peers LIST              which servers, in order (default strata,victoriametrics,prometheus;
                             victoria-metrics is taken too); strata-grpc is Strata written to with gRPC
                             thanos.WriteableStore/RemoteWrite calls (as a Thanos Receive router writes;
-                            the same requests, uncompressed) instead of HTTP remote write:
+                            the same requests, as --grpc-compression says) instead of HTTP remote write:
                             --peers strata,strata-grpc puts the two side by side, with the ratio
                             gRPC/HTTP of samples/s and of server CPU a sample
+  --grpc-compression ALG    strata-grpc's calls: snappy (default, as a Receive router:
+                            --receive.grpc-compression) or none
   --reads D                 time bound of each remote-read case; 0s skips the reads (default 20s)
   --quiet-wait D            before each server, wait up to this long for a quiet machine (default 120s; 0s: don't)
   --attempts N              run a server again (up to N times in all) when other work took over 5%
@@ -99,6 +103,8 @@ export interface CompareConfig extends CommonConfig {
   histogramShare: number;
   start?: number;
   maxEncodedBytes: number;
+  /** How strata-grpc's calls are compressed (--grpc-compression). */
+  grpcCompression: GrpcCompression;
   /** 0: no reads. */
   readMs: number;
   quietWaitMs: number;
@@ -133,6 +139,7 @@ export function parseCompareArgs(args: string[]): CompareConfig | 'help' {
     rate: numberFlag('rate', v.rate, 0, 1e12),
     histogramShare: numberFlag('histogram-share', v['histogram-share'], 0, 1),
     maxEncodedBytes: parseBytes('max-encoded', v['max-encoded']),
+    grpcCompression: grpcCompressionFlag(v['grpc-compression']),
     readMs: parseDuration('reads', v.reads),
     quietWaitMs: parseDuration('quiet-wait', v['quiet-wait']),
     attempts: intFlag('attempts', v.attempts, 1, 10),
@@ -141,4 +148,9 @@ export function parseCompareArgs(args: string[]): CompareConfig | 'help' {
   if (v.markdown !== undefined) config.markdown = v.markdown;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
+}
+
+function grpcCompressionFlag(value: string): GrpcCompression {
+  if (value !== 'snappy' && value !== 'none') throw new UsageError(`--grpc-compression: '${value}' is not snappy or none`);
+  return value;
 }

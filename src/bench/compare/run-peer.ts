@@ -13,7 +13,7 @@ import { LabelMatcher_Type, type LabelMatcher } from '../../gen/prometheus/types
 import type { Catalogue } from '../load/catalogue.js';
 import { instanceOf } from '../load/node-exporter.js';
 import type { EncodedPlan } from '../load/plan.js';
-import { grpcWriteBodies } from '../remote-write/grpc-frames.js';
+import { grpcWriteBodies, type GrpcCompression } from '../remote-write/grpc-frames.js';
 import { isGrpcUrl, sendPlan, type SendResult } from '../remote-write/sender.js';
 import { LiveProgress } from '../run/live.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
@@ -71,8 +71,10 @@ export interface Read {
 
 export interface PeerContext {
   parent: string;
-  /** --max-encoded: also the bound of a gRPC peer's uncompressed calls. */
+  /** --max-encoded: also the bound of a gRPC peer's calls. */
   maxEncodedBytes: number;
+  /** How a gRPC peer's calls are compressed. */
+  grpcCompression: GrpcCompression;
   plan: EncodedPlan;
   cases: ReadCase[];
   concurrency: number;
@@ -95,7 +97,8 @@ export function typeName(t: ReadRequest_ResponseType): string {
 async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   const url = new URL(peer.writeUrl);
   // A gRPC peer's calls are made from the plan before its clock and its CPU count start.
-  const grpcBodies = isGrpcUrl(url) ? grpcWriteBodies(x.plan.requests, undefined, x.maxEncodedBytes) : undefined;
+  const grpcBodies = isGrpcUrl(url) ? grpcWriteBodies(x.plan.requests, undefined, x.maxEncodedBytes, x.grpcCompression) : undefined;
+  const headers: Record<string, string> = grpcBodies !== undefined && x.grpcCompression === 'snappy' ? { 'grpc-encoding': 'snappy' } : {};
   // The watch's checks and first scrape come before the CPU is counted, its last scrape after.
   const watch = await ResponsivenessWatch.begin({ readyUrl: new URL(peer.readyUrl), metricsUrl: new URL(peer.metricsUrl), durationMs: x.durationMs });
   const cpu0 = cpuSeconds(peer.child.pid);
@@ -108,7 +111,7 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
   live.start();
   let sent: SendResult;
   try {
-    sent = await sendPlan(x.plan, { url, headers: {}, concurrency: x.concurrency, rate: x.rate, timeoutMs: REQUEST_TIMEOUT_MS, retries: 3, recorder, stop, ...(grpcBodies === undefined ? {} : { grpcBodies }) });
+    sent = await sendPlan(x.plan, { url, headers, concurrency: x.concurrency, rate: x.rate, timeoutMs: REQUEST_TIMEOUT_MS, retries: 3, recorder, stop, ...(grpcBodies === undefined ? {} : { grpcBodies }) });
   } catch (err) {
     await watch.end();
     throw err;
