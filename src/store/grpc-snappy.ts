@@ -103,7 +103,9 @@ export function decodeSnappyFramed(input: Uint8Array, maxBytes = -1): Buffer {
         data = input.subarray(body + 4, body + len);
       } else {
         try {
-          data = uncompressSync(Buffer.from(input.buffer, input.byteOffset + body + 4, len - 4)) as Buffer;
+          // copyOutputData: on the V8 heap, where the collector counts it (as
+          // an external buffer it is not counted, and they piled up by the GB).
+          data = uncompressSync(Buffer.from(input.buffer, input.byteOffset + body + 4, len - 4), { copyOutputData: true }) as Buffer;
         } catch (err) {
           throw new SnappyFrameError(`snappy frame: chunk at byte ${at}: ${(err as Error).message}`);
         }
