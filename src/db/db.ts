@@ -22,7 +22,7 @@ import { appendOutOfOrder } from './ooo-append.js';
 import { OooCuts } from './ooo-cuts.js';
 import { SamplesRecordWriter } from './ooo-records.js';
 import { RECORD_OOO_SAMPLES } from './wal-records.js';
-import type { AppendBounds } from '../head/head.js';
+import type { AppendBounds, EntryRange } from '../head/head.js';
 import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
 import { appendHistograms } from '../head/histogram-append.js';
 import { HistogramRecordWriter } from '../histograms/wal-record.js';
@@ -276,9 +276,11 @@ export class Db {
    * counts both (rejectionError() turns it into the typed error). Returns
    * after the WAL record reached the OS. With `ids`, each entry's series
    * is written there as id + 1 (0 where the head took none of its samples
-   * and had no such series).
+   * and had no such series). With `range`, only those entries are
+   * appended (a long batch in steps: first entries in the result count
+   * from the batch's start).
    */
-  append(batch: ArrayBuffer, ids?: Uint32Array): AppendResult {
+  append(batch: ArrayBuffer, ids?: Uint32Array, range?: EntryRange): AppendResult {
     this.assertWritable();
     const walSeg = this.wal.segment;
     const series = this.seriesRecord;
@@ -287,7 +289,7 @@ export class Db {
     bounds.minValidT = this.inOrderMinValidTime();
     bounds.maxValidT = this.tooFarMs > 0 ? this.now() + this.tooFarMs : Infinity;
     bounds.oooMinT = this.oooMinValidTime;
-    const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes), ids);
+    const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes), ids, range);
     try {
       if (!series.empty) this.wal.append(RECORD_SERIES, series.payload());
       const samples = this.head.walPayload();
@@ -301,7 +303,7 @@ export class Db {
     }
     this.storeCuts();
     const ooo = this.head.oooList();
-    if (ooo.length > 0) this.appendOutOfOrder(batch, ooo, result);
+    if (ooo.length > 0) this.appendOutOfOrder(batch, ooo, result, range?.from ?? 0);
     const c = this.counters;
     c.samplesAppended += result.appended;
     c.samplesIgnored += result.ignored;
@@ -487,12 +489,12 @@ export class Db {
   }
 
   /** Decides on the out-of-order samples the head listed (ooo-append.ts) and logs those kept. */
-  private appendOutOfOrder(batch: ArrayBuffer, list: Uint32Array, result: AppendResult): void {
+  private appendOutOfOrder(batch: ArrayBuffer, list: Uint32Array, result: AppendResult, entryBase: number): void {
     const record = this.oooRecord;
     record.reset();
     appendOutOfOrder({
       head: this.head, files: this.chunks, cutting: this.oooCuts.cut?.store, blocks: this.blocks.readers, blocksEnd: this.blocks.end,
-    }, batch, list, result, record);
+    }, batch, list, result, record, entryBase);
     if (!record.empty) this.logRecord(RECORD_OOO_SAMPLES, record.payload());
   }
 

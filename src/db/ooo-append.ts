@@ -41,9 +41,10 @@ export interface OooAppendContext {
  * Decides on the out-of-order samples of `batch` listed in `list` (triples
  * of series id, batch entry, sample index, in batch order): those kept go
  * to the out-of-order head and to `record`; `stats` counts them as
- * appended, ignored or conflicts.
+ * appended, ignored or conflicts. The list's entries count from
+ * `entryBase` (an append of a range of the batch).
  */
-export function appendOutOfOrder(ctx: OooAppendContext, batch: ArrayBuffer, list: Uint32Array, stats: HeadAppendStats, record: SamplesRecordWriter): void {
+export function appendOutOfOrder(ctx: OooAppendContext, batch: ArrayBuffer, list: Uint32Array, stats: HeadAppendStats, record: SamplesRecordWriter, entryBase = 0): void {
   const v = viewAppendBatch(batch);
   const tw = new Int32Array(batch, v.timestampsAt, v.samples * 2);
   const vw = new Uint32Array(batch, v.valuesAt, v.samples * 2);
@@ -52,7 +53,7 @@ export function appendOutOfOrder(ctx: OooAppendContext, batch: ArrayBuffer, list
   const step = OOO_ENTRY.size >>> 2;
   for (let i = 0; i < list.length; i += step) {
     const id = list[i + (OOO_ENTRY.id >>> 2)]!;
-    const entry = list[i + (OOO_ENTRY.entry >>> 2)]!;
+    const entry = entryBase + list[i + (OOO_ENTRY.entry >>> 2)]!;
     const k = list[i + (OOO_ENTRY.sample >>> 2)]!;
     const s = ctx.head.get(id);
     if (s === undefined) continue;

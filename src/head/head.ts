@@ -30,6 +30,12 @@ export interface AppendBounds {
   oooMinT: number;
 }
 
+/** Entries [from, to) of a batch. */
+export interface EntryRange {
+  from: number;
+  to: number;
+}
+
 /** Bounds that take every sample in order, and none out of order. */
 export const NO_BOUNDS: AppendBounds = { minValidT: -Infinity, maxValidT: Infinity, oooMinT: Infinity };
 
@@ -148,12 +154,16 @@ export class Head {
    * has not taken: the caller decides on them (the engine checks them
    * against all it holds and keeps them in `ooo`).
    */
-  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void, ids?: Uint32Array): HeadAppendStats {
+  append(batch: ArrayBuffer, bounds: AppendBounds, walSeg: number, onCreate: (s: Series, labelBytes: Uint8Array) => void, ids?: Uint32Array, range?: EntryRange): HeadAppendStats {
     const v = viewAppendBatch(batch);
     const w = this.wasm;
+    const from = range?.from ?? 0;
+    const n = (range?.to ?? v.entries) - from;
     const base = this.ensureBatchBlock(v.size);
     this.views().set(new Uint8Array(batch, 0, v.size), base);
-    const entries = base + v.entriesAt;
+    // Entries hold offsets into the label area and indices into the sample
+    // columns of the whole batch: a range is its entries, nothing else moves.
+    const entries = base + v.entriesAt + from * ENTRY.size;
     const labels = base + v.labelsAt;
     const ts = base + v.timestampsAt;
     const vals = base + v.valuesAt;
@@ -162,7 +172,7 @@ export class Head {
     const oooMin = i64Bound(bounds.oooMinT);
     w.headStatsReset();
     w.headWalReset();
-    const missing = w.headAppend(entries, v.entries, 0, 0, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
+    const missing = w.headAppend(entries, n, 0, 0, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     let created = 0;
     const refused: Refused = { tooOld: 0, tooFar: 0, oldEntry: -1, oldT: 0, farEntry: -1, farT: 0 };
     if (missing > 0) {
@@ -185,10 +195,10 @@ export class Head {
         created++;
         onCreate(s, this.views().subarray(off, off + len));
       }
-      w.headAppend(entries, v.entries, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
+      w.headAppend(entries, n, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     }
-    if (ids !== undefined) this.entryIds(entries, v.entries, ids);
-    return this.stats(created, refused);
+    if (ids !== undefined) this.entryIds(entries, n, from === 0 ? ids : ids.subarray(from));
+    return this.stats(created, refused, from);
   }
 
   /** Each entry's series as id + 1 (0: none) into `ids`, from the slots the append found (ENTRY_SIZE's scratch word). */
@@ -537,21 +547,22 @@ export class Head {
     return out;
   }
 
-  private stats(created: number, refused: Refused): HeadAppendStats {
+  /** The last append's stats; entries named by index are counted from `from` (the range's start). */
+  private stats(created: number, refused: Refused, from: number): HeadAppendStats {
     const w = this.wasm;
     const first: HeadAppendStats['first'] = {};
     const minT = w.headBatchMinT();
     const maxT = w.headBatchMaxT();
     const keys = [['outOfOrder', STAT.outOfOrder], ['conflict', STAT.conflict], ['tooOld', STAT.tooOld], ['tooFarInFuture', STAT.tooFar]] as const;
     for (const [key, stat] of keys) {
-      if (w.headStat(stat) > 0) first[key] = { entry: w.headFirstEntry(stat), t: Number(w.headFirstT(stat)) };
+      if (w.headStat(stat) > 0) first[key] = { entry: from + w.headFirstEntry(stat), t: Number(w.headFirstT(stat)) };
     }
     // Samples of series not created: the earliest entry named first.
-    if (refused.tooOld > 0 && (first.tooOld === undefined || refused.oldEntry < first.tooOld.entry)) {
-      first.tooOld = { entry: refused.oldEntry, t: refused.oldT };
+    if (refused.tooOld > 0 && (first.tooOld === undefined || from + refused.oldEntry < first.tooOld.entry)) {
+      first.tooOld = { entry: from + refused.oldEntry, t: refused.oldT };
     }
-    if (refused.tooFar > 0 && (first.tooFarInFuture === undefined || refused.farEntry < first.tooFarInFuture.entry)) {
-      first.tooFarInFuture = { entry: refused.farEntry, t: refused.farT };
+    if (refused.tooFar > 0 && (first.tooFarInFuture === undefined || from + refused.farEntry < first.tooFarInFuture.entry)) {
+      first.tooFarInFuture = { entry: from + refused.farEntry, t: refused.farT };
     }
     const appended = w.headStat(STAT.appended);
     return {

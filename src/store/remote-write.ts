@@ -109,13 +109,23 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
       if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
       limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
     }
-    const wait = appendTurns.take();
-    if (wait !== undefined) await wait;
     cache.hits += parsed.refEntries;
-    batch = parsed.refEntries > 0 ? cache.resolve(parsed.batch, db.head) : parsed.batch;
+    batch = parsed.batch;
     const entries = viewAppendBatch(batch).entries;
-    const ids = parsed.keys === undefined ? undefined : entryIds(entries);
-    result = entries > 0 ? db.append(batch, ids) : undefined;
+    // Entries given by labels may each create a series (several µs with
+    // its postings): many of them are appended in steps, each in a turn
+    // of the event loop with time to spare, so that no turn is held long.
+    const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
+    const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
+    for (let from = 0; from < entries; from += step) {
+      const wait = appendTurns.take();
+      if (wait !== undefined) await wait;
+      // Every ref is checked before each step: series may have been dropped meanwhile.
+      if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
+      const to = Math.min(entries, from + step);
+      const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
+      result = result === undefined ? r : addAppendResults(result, r);
+    }
     if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
   } finally {
     cache.end(ticket);
@@ -154,6 +164,27 @@ async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOpti
     return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
   }
   return rejected === undefined ? written : { ...written, error: rejected };
+}
+
+/** Entries appended at a time when a write may create many series. */
+const APPEND_STEP = 500;
+
+/** What two appends of one batch's consecutive ranges did together (`a` the earlier). */
+function addAppendResults(a: AppendResult, b: AppendResult): AppendResult {
+  const first = { ...b.first, ...a.first };
+  return {
+    appended: a.appended + b.appended,
+    oooAppended: a.oooAppended + b.oooAppended,
+    ignored: a.ignored + b.ignored,
+    outOfOrder: a.outOfOrder + b.outOfOrder,
+    conflict: a.conflict + b.conflict,
+    tooOld: a.tooOld + b.tooOld,
+    tooFarInFuture: a.tooFarInFuture + b.tooFarInFuture,
+    created: a.created + b.created,
+    minT: Math.min(a.minT, b.minT),
+    maxT: Math.max(a.maxT, b.maxT),
+    first,
+  };
 }
 
 /** Appends that become ready together share a turn of the event loop, at most 8 ms of them (yielder.ts). */

@@ -186,6 +186,20 @@ describe('remote write through the cache, engine and pool', () => {
     assert.equal(selectAll('acme').length, N);
   });
 
+  test('a write of many new series is appended in steps: every sample stored, rejections named by the right series', async () => {
+    const n = 1300;
+    // Series 1200 and on (in the third step) also carry a sample older than their first: out of order.
+    const big = thanosRequest(Array.from({ length: n }, (_, i) => series(['__name__', 'stepped', 'i', String(i)], i >= 1200 ? [[5000n, i], [4000n, i]] : [[5000n, i]])), 'steps');
+    const created = db.counters.seriesCreated;
+    const out = await remoteWrite(db, pool, big, opts);
+    assert.equal(out.samples, n);
+    assert.equal(db.counters.seriesCreated - created, n);
+    assert.match(out.error!.message, /^100 samples rejected: out of order sample \(100, first \{__name__="stepped", i="1200", tenant_id="steps"\} at 4000\)$/);
+    const got = decodeSelected(db.querier().select([{ type: MatchType.EQ, name: '__name__', value: 'stepped' }], 0, 1e12));
+    assert.equal(got.length, n);
+    assert.ok(got.every((s) => s.t.join() === '5000'));
+  });
+
   test('series dropped while a write that found them is in flight are created again from their kept labels', async () => {
     const ids = [...db.head.all()].filter((s) => s.labels.includes('acme')).map((s) => s.id).sort((a, b) => a - b);
     assert.equal(ids.length, N);
