@@ -187,8 +187,8 @@ function addAppendResults(a: AppendResult, b: AppendResult): AppendResult {
   };
 }
 
-/** Appends that become ready together share a turn of the event loop, at most 8 ms of them (yielder.ts). */
-const appendTurns = new TurnBudget(8);
+/** Appends that become ready together share a turn of the event loop, at most 4 ms of them (yielder.ts). */
+const appendTurns = new TurnBudget(4);
 
 let idScratch = new Uint32Array(4096);
 
