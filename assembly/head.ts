@@ -23,7 +23,7 @@ const S_HASH: usize = 112; //   u64 xxh64 of the label bytes
 export const SLOT_SIZE: u32 = 128;
 const F_HAS_DATA: u32 = 1;
 
-// Batch entry: one series' run of samples. Mirrored in src/head/append-batch.ts.
+// Batch entry: one series' run of samples. Mirrored in src/record/sample-batch.ts.
 const E_HASH: usize = 0; //       u64 xxh64 of the label bytes
 const E_REF: usize = 8; //        u32 series id + 1, or 0 to look the series up by labels
 const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's label area

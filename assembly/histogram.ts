@@ -50,7 +50,7 @@ export const HIST_MAX_BUCKET_BYTES: u32 = 10;
 /** Readable and writable slack the module needs after a chunk. */
 export const HIST_SLACK_BYTES: u32 = 8;
 
-/** Outcomes; negative values are errors, mirrored in src/codec/histogram-errors.ts. */
+/** Outcomes; negative values are errors, mirrored in src/chunkenc/histogram/errors.ts. */
 const ERR_TOO_SHORT: i32 = -1;
 const ERR_TRAILING: i32 = -4;
 const ERR_TOO_MANY: i32 = -5;

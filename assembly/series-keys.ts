@@ -1,11 +1,11 @@
-// Raw label keys of a remote-write request (src/remote-write/series-cache.ts):
+// Raw label keys of a remote-write request (src/ingest/series-cache.ts):
 // one walk over a WriteRequest's TimeSeries (field 1 of both thanos.WriteRequest
 // and prometheus.WriteRequest) that finds, for each, the bytes of its leading
 // Label fields and hashes them twice (two seeds: a 128-bit key). A known
 // series is then found by its key without reading its labels.
 import { xxh64 } from './xxhash';
 
-// Output record per TimeSeries, in request order. Mirrored in src/remote-write/series-keys.ts.
+// Output record per TimeSeries, in request order. Mirrored in src/ingest/series-keys.ts.
 const K_START: usize = 0; //   u32 first byte of the TimeSeries' fields
 const K_END: usize = 4; //     u32 end of the TimeSeries
 const K_LABELS: usize = 8; //  u32 end of its leading Label fields

@@ -14,7 +14,7 @@ export const SLACK_BYTES: u32 = 8;
 const HEADER_BITS: u32 = 16;
 const NO_WINDOW: u32 = 0xff;
 
-// Appender state layout (bytes). Shared with src/codec/wasm-module.ts.
+// Appender state layout (bytes). Shared with src/wasm/module.ts.
 const A_POS = 0; //      u32 bits written, header included
 const A_COUNT = 4; //    u32 samples appended
 const A_T = 8; //        i64 last timestamp

@@ -9,10 +9,10 @@ import { cpus } from 'node:os';
 import { Bench } from 'tinybench';
 import {
   HistogramChunker, TsXorCodec, WasmXorCodec, XorIterator, tsHistogramCodecs, wasmHistogramCodecs, type HistogramChunkCodec,
-} from '../src/codec/index.js';
-import type { FloatHistogram, Histogram } from '../src/codec/histogram-types.js';
+} from '../src/chunkenc/index.js';
+import type { FloatHistogram, Histogram } from '../src/chunkenc/histogram/types.js';
 import { rng, scrapeSeries, type Pattern } from '../test/support/series.js';
-import { scrapeHistograms, toFloat } from '../test/codec/histogram-support.js';
+import { scrapeHistograms, toFloat } from '../test/chunkenc/histogram-support.js';
 
 const SERIES = 200;
 const SAMPLES_PER_CHUNK = 120;

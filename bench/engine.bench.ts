@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Bench } from 'tinybench';
 import { Db } from '../src/db/db.js';
-import { AppendBatchBuilder, viewAppendBatch } from '../src/head/append-batch.js';
-import { instantiateHeadWasm } from '../src/head/head-wasm.js';
+import { AppendBatchBuilder, viewAppendBatch } from '../src/record/sample-batch.js';
+import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { MatchType } from '../src/index/types.js';
 import type { LabelMatcher } from '../src/index/types.js';
 

@@ -14,10 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Histogram } from '../src/codec/histogram-types.js';
+import type { Histogram } from '../src/chunkenc/histogram/types.js';
 import { Db } from '../src/db/db.js';
-import { instantiateHeadWasm } from '../src/head/head-wasm.js';
-import { HistogramBatchBuilder } from '../src/histograms/batch.js';
+import { instantiateHeadWasm } from '../src/wasm/head.js';
+import { HistogramBatchBuilder } from '../src/record/histogram-batch-builder.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);

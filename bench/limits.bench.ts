@@ -26,7 +26,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PostingsIndex } from '../src/index/postings-index.js';
-import { parseLimitsConfig, WriteLimiter } from '../src/write-limits/index.js';
+import { parseLimitsConfig, WriteLimiter } from '../src/ingest/limits/index.js';
 import { cpuSeconds, machineBusySeconds } from './compare/proc.js';
 import { nodeExporterCatalogue } from './load/node-exporter.js';
 import { encodeLoad, type EncodedLoad } from './load/requests.js';

@@ -13,8 +13,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Db } from '../src/db/db.js';
-import { AppendBatchBuilder, viewAppendBatch } from '../src/head/append-batch.js';
-import { instantiateHeadWasm } from '../src/head/head-wasm.js';
+import { AppendBatchBuilder, viewAppendBatch } from '../src/record/sample-batch.js';
+import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { MatchType } from '../src/index/types.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);

@@ -11,9 +11,9 @@ import { Bench } from 'tinybench';
 import { WriteRequest } from '../src/gen/thanos/store/rpc.js';
 import { Request as RequestV2 } from '../src/gen/prometheus/write/v2/types.js';
 import type { TimeSeries } from '../src/gen/thanos/store/prompb/types.js';
-import { AppendBatchBuilder } from '../src/head/append-batch.js';
-import { instantiateHeadWasm } from '../src/head/head-wasm.js';
-import { parseWriteRequest } from '../src/remote-write/parse-write.js';
+import { AppendBatchBuilder } from '../src/record/sample-batch.js';
+import { instantiateHeadWasm } from '../src/wasm/head.js';
+import { parseWriteRequest } from '../src/ingest/parse/parse-write.js';
 
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 2000);
 const METRICS = ['node_cpu_seconds_total', 'node_memory_MemFree_bytes', 'node_network_receive_bytes_total',

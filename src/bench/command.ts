@@ -3,7 +3,7 @@
  * or Thanos Store API, and the side-by-side comparison of Strata with
  * VictoriaMetrics and Prometheus. Each mode is loaded only when asked for.
  */
-import { UsageError } from '../cli/usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 
 export const benchHelp = `strata bench: load-test a remote-write receiver or a Thanos Store API.
 

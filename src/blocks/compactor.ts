@@ -1,6 +1,6 @@
 import { Yielder } from '../background/yielder.js';
-import { compareLabels } from '../index/utf8-order.js';
-import { withoutOverlaps } from '../codec/merge-chunks.js';
+import { compareLabels } from '../encoding/utf8-order.js';
+import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { BlockReader } from './block-reader.js';
 import type { BlockChunk, BlockMeta, BlockSeriesInput } from './types.js';
 
@@ -162,7 +162,7 @@ class SeriesCursor {
 /**
  * The series of several blocks merged in label order, each with the chunks
  * of every block holding it, as stored; where chunks overlap in time (the
- * blocks overlap: out-of-order data, src/codec/merge-chunks.ts), those
+ * blocks overlap: out-of-order data, src/chunkenc/merge-chunks.ts), those
  * chunks are decoded, merged (a timestamp held twice keeps the sample of
  * the chunk that starts first, the older block's on a tie) and encoded
  * again in chunks of up to 120 samples, as Prometheus' vertical

@@ -8,7 +8,7 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
-import { readVarint, varintSize, writeVarint, type VarintRead } from '../records/varint.js';
+import { readVarint, varintSize, writeVarint, type VarintRead } from '../docstore/varint.js';
 
 const TWO_32 = 0x1_0000_0000;
 

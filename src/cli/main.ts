@@ -3,7 +3,7 @@ import { parseServeArgs, serveHelp } from './serve-options.js';
 import { serve } from './serve.js';
 import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
 import { sidecar } from './sidecar.js';
-import { EXIT_USAGE, UsageError } from './usage-error.js';
+import { EXIT_USAGE, UsageError } from '../config/usage-error.js';
 import { ListenError, TlsFileError } from '../http/index.js';
 
 /** Exit status when start-up fails on something the operator must fix. */

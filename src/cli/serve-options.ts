@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { UsageError } from './usage-error.js';
-import { parseDuration } from './duration.js';
-import { parseBytes } from './bytes.js';
+import { UsageError } from '../config/usage-error.js';
+import { parseDuration } from '../config/duration-flag.js';
+import { parseBytes } from '../config/bytes.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';

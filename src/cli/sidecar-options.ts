@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../config/usage-error.js';
 import { count, objstoreConfig, parseHostPort, positiveDuration, tlsOptions, type Env, type HostPort, type ServeConfig } from './serve-options.js';
 
 /** Everything `strata sidecar` is configured with (Thanos sidecar's flag names). */

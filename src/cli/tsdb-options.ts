@@ -3,7 +3,7 @@
  * Receive's (cmd/thanos/receive.go), so that a configuration carries over:
  * `--tsdb.out-of-order.time-window` and `--tsdb.too-far-in-future.time-window`.
  */
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../config/duration-flag.js';
 
 /** The flags, for node:util parseArgs. */
 export const tsdbFlags = {

@@ -5,10 +5,10 @@
  * (`--receive.heap-limit-ratio`, `--receive.memory-limit`).
  */
 import { existsSync } from 'node:fs';
-import { loadLimitsFile, loadLimitsText, type WriteLimitsOptions } from '../write-limits/index.js';
-import { parseBytes } from './bytes.js';
-import { parseDuration } from './duration.js';
-import { UsageError } from './usage-error.js';
+import { loadLimitsFile, loadLimitsText, type WriteLimitsOptions } from '../ingest/limits/index.js';
+import { parseBytes } from '../config/bytes.js';
+import { parseDuration } from '../config/duration-flag.js';
+import { UsageError } from '../config/usage-error.js';
 
 /** The flags, for node:util parseArgs. */
 export const writeLimitsFlags = {

@@ -4,9 +4,9 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import type { Head } from '../head/head.js';
 import { storeCuts } from '../head/head-chunks.js';
 import type { Wal } from '../wal/index.js';
-import { SamplesRecordWriter } from './ooo-records.js';
+import { SamplesRecordWriter } from '../record/ooo-records.js';
 import type { ExemplarStore } from '../exemplars/exemplar-store.js';
-import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_OOO_SAMPLES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder } from './wal-records.js';
+import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_OOO_SAMPLES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder } from '../record/wal-records.js';
 
 const CHECKPOINT_SERIES_PER_RECORD = 10_000;
 /** About 1 MB records (11 to 20 bytes a sample). */

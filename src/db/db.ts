@@ -3,13 +3,13 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { Head } from '../head/head.js';
 import type { HeadAppendStats } from '../head/head.js';
 import { HeadReader } from '../head/head-reader.js';
-import { storeUnavailable } from '../head/errors.js';
+import { storeUnavailable } from '../errors/write-errors.js';
 import { PostingsIndex } from '../index/postings-index.js';
 import { Querier } from '../query/querier.js';
 import type { Wal } from '../wal/index.js';
 import type { BlockSet } from './block-set.js';
 import { compactBlocks } from './block-compaction.js';
-import { lockDataDir } from './dir-lock.js';
+import { lockDataDir } from '../files/dir-lock.js';
 import { writeHeadBlocks } from './head-block.js';
 import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chunks.js';
 import { checkpointBefore } from './checkpoint.js';
@@ -18,18 +18,18 @@ import { blocksPastRetention, type RetentionPlan } from './retention.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
 import { ReadTracker } from './read-tracker.js';
-import { appendOutOfOrder } from './ooo-append.js';
-import { OooCuts } from './ooo-cuts.js';
-import { SamplesRecordWriter } from './ooo-records.js';
-import { RECORD_OOO_SAMPLES } from './wal-records.js';
+import { appendOutOfOrder } from '../head/ooo-append.js';
+import { OooCuts } from '../head/ooo-cuts.js';
+import { SamplesRecordWriter } from '../record/ooo-records.js';
+import { RECORD_OOO_SAMPLES } from '../record/wal-records.js';
 import type { AppendBounds, EntryRange } from '../head/head.js';
-import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from './wal-records.js';
+import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from '../record/wal-records.js';
 import { appendHistograms } from '../head/histogram-append.js';
-import { HistogramRecordWriter } from '../histograms/wal-record.js';
+import { HistogramRecordWriter } from '../record/histogram-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
-import { SeriesCache } from '../remote-write/series-cache.js';
+import { SeriesCache } from '../ingest/series-cache.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -91,7 +91,7 @@ const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
  */
 export class Db {
   readonly head: Head;
-  /** Remote-write series by the key of their raw label bytes, shared with the pool (src/remote-write/series-cache.ts). */
+  /** Remote-write series by the key of their raw label bytes, shared with the pool (src/ingest/series-cache.ts). */
   readonly seriesCache = new SeriesCache();
   /** Exemplars from remote write: bounded, logged to the WAL, replayed on open (src/exemplars). */
   readonly exemplars: ExemplarStore;
@@ -372,7 +372,7 @@ export class Db {
   }
 
   /**
-   * Offers an exemplar batch (src/exemplars/exemplar-batch.ts) to the
+   * Offers an exemplar batch (src/record/exemplar-batch.ts) to the
    * exemplar store, each exemplar to the head series its labels name; call
    * it after appending the batch of the same request (which may have
    * created those series). The exemplars stored are in the WAL (in the OS)

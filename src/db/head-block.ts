@@ -1,11 +1,11 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { writeBlock } from '../blocks/block-writer.js';
 import type { BlockChunk, BlockMeta, BlockSeriesInput } from '../blocks/types.js';
-import type { SampleColumns } from '../codec/columns.js';
-import { encodeChunks, withoutOverlaps } from '../codec/merge-chunks.js';
+import type { SampleColumns } from '../chunkenc/columns.js';
+import { encodeChunks, withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { Head } from '../head/head.js';
 import type { OooHead } from '../head/ooo-head.js';
-import { compareLabels, compareLabelsNative, compareUtf8 } from '../index/utf8-order.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8-order.js';
 import { Yielder, sortYielding } from '../background/yielder.js';
 
 /** Chunks cut before they are handed to the chunk files: a few milliseconds of work. */
@@ -30,7 +30,7 @@ export interface HeadBlockOptions {
   /** The block range: out-of-order samples go to the block of their aligned range. Needed with `ooo`. */
   rangeMs?: number;
   /**
-   * Out-of-order samples older than `end` (a cut, src/db/ooo-cuts.ts) and
+   * Out-of-order samples older than `end` (a cut, src/head/ooo-cuts.ts) and
    * their series' labels: those in the range being cut join its block,
    * merged with the in-order chunks; older ones (ranges already cut) make
    * one more block per range, overlapping the one written before, which
@@ -73,7 +73,7 @@ interface Group {
  * is its first sample's time. With `ooo`, a series' out-of-order samples
  * are merged with its in-order chunks: chunks overlapping nothing are
  * written as stored, overlapping ones merged and encoded again
- * (src/codec/merge-chunks.ts). Blocks of out-of-order data alone carry
+ * (src/chunkenc/merge-chunks.ts). Blocks of out-of-order data alone carry
  * Prometheus' hint "from-out-of-order". Yields to the event loop as it
  * goes; the head keeps taking newer samples meanwhile.
  */

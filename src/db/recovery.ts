@@ -6,15 +6,15 @@ import type { Head } from '../head/head.js';
 import { restoreChunks, storeCuts } from '../head/head-chunks.js';
 import { Wal } from '../wal/index.js';
 import { BlockSet } from './block-set.js';
-import { OooReplay } from './ooo-replay.js';
+import { OooReplay } from '../head/ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
 import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
-import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from './wal-records.js';
-import { readHistogramRecord } from '../histograms/wal-record.js';
+import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
+import { readHistogramRecord } from '../record/histogram-record.js';
 import { replayHistogram } from '../head/histogram-append.js';
 
 /**
- * Replays a HISTOGRAMS record (src/histograms/wal-record.ts) into the head:
+ * Replays a HISTOGRAMS record (src/record/histogram-record.ts) into the head:
  * samples of series that are gone, at or before a series' newest, or older
  * than `floor` are skipped.
  */

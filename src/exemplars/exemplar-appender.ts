@@ -1,6 +1,6 @@
-import { ExemplarRecordBuilder } from '../db/wal-records.js';
+import { ExemplarRecordBuilder } from '../record/wal-records.js';
 import type { Head } from '../head/head.js';
-import { ExemplarBatchView } from './exemplar-batch.js';
+import { ExemplarBatchView } from '../record/exemplar-batch.js';
 import type { ExemplarSeries, ExemplarStore } from './exemplar-store.js';
 
 /** What became of a batch's exemplars. */

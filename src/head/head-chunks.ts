@@ -1,7 +1,7 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { ENCODING_XOR } from '../chunks/chunk-segments.js';
-import { threadCodec } from '../codec/index.js';
-import { lastHistogramSample } from '../codec/histogram-chunker.js';
+import { threadCodec } from '../chunkenc/index.js';
+import { lastHistogramSample } from '../chunkenc/histogram/chunker.js';
 import { Yielder } from '../background/yielder.js';
 import type { Head } from './head.js';
 import type { Series } from './series.js';

@@ -3,8 +3,8 @@ import type { LabelMatcher } from '../index/types.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
-import { compareLabels, compareLabelsNative, compareUtf8 } from '../index/utf8-order.js';
-import { withoutOverlaps } from '../codec/merge-chunks.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8-order.js';
+import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { OooHead } from './ooo-head.js';
 import type { Series } from './series.js';
 
@@ -38,7 +38,7 @@ export interface HeadBounds {
  * Out-of-order samples (the head's `ooo`, and `cutting`: those being
  * written into blocks, until the blocks are read instead) are answered
  * whatever their age. A series holding some gets its chunks merged
- * (src/codec/merge-chunks.ts): those overlapping no other as stored, the
+ * (src/chunkenc/merge-chunks.ts): those overlapping no other as stored, the
  * overlapping ones decoded, merged and encoded again, so that every
  * sample comes once, in time order, in chunks that do not overlap, as
  * Prometheus' out-of-order read path answers. Series without out-of-order

@@ -1,9 +1,9 @@
-import type { FloatHistogram, Histogram } from '../codec/histogram-types.js';
-import { bodyIsFloat, decodeBody } from '../histograms/body.js';
-import { viewHistogramBatch } from '../histograms/batch-layout.js';
-import { sameHistogram } from '../histograms/equal.js';
-import type { HistogramRecordWriter } from '../histograms/wal-record.js';
-import { ENTRY } from './head-wasm.js';
+import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
+import { bodyIsFloat, decodeBody } from '../record/histogram-body.js';
+import { viewHistogramBatch } from '../record/histogram-batch.js';
+import { sameHistogram } from '../chunkenc/histogram/equal.js';
+import type { HistogramRecordWriter } from '../record/histogram-record.js';
+import { ENTRY } from '../wasm/head.js';
 import type { AppendBounds, Head, HeadAppendStats, RejectKey } from './head.js';
 import type { Series } from './series.js';
 
@@ -28,7 +28,7 @@ export interface HistogramAppendContext {
 }
 
 /**
- * Appends a histogram batch (src/histograms/batch-layout.ts) to the head,
+ * Appends a histogram batch (src/record/histogram-batch.ts) to the head,
  * under Prometheus 2.42's rules for native histograms: a sample newer than
  * the series' newest (float or histogram) is appended; older is out of
  * order (2.42 keeps no out-of-order histograms, whatever the window); at

@@ -1,9 +1,9 @@
-import type { FloatHistogram, Histogram } from '../codec/histogram-types.js';
-import { ENCODING_FLOAT_HISTOGRAM } from '../codec/histogram-types.js';
+import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
+import { ENCODING_FLOAT_HISTOGRAM } from '../chunkenc/histogram/types.js';
 import type { ByteArena } from '../query/byte-arena.js';
-import { HistogramChunker, type ClosedHistogramChunk } from '../codec/histogram-chunker.js';
-import { PackedHistogram } from '../codec/histogram-packed.js';
-import { bodyIsFloat, decodeBody, readPacked } from '../histograms/body.js';
+import { HistogramChunker, type ClosedHistogramChunk } from '../chunkenc/histogram/chunker.js';
+import { PackedHistogram } from '../chunkenc/histogram/packed.js';
+import { bodyIsFloat, decodeBody, readPacked } from '../record/histogram-body.js';
 
 /** A histogram chunk the head cut; `data` belongs to the receiver. */
 export interface HistogramCut {
@@ -43,7 +43,7 @@ export interface OpenHistogramChunk {
 /**
  * The head's native histogram state, beside the float state in module
  * memory (assembly/head.ts): per series that holds histograms, the open
- * histogram chunk (the codec's chunker, src/codec/histogram-chunker.ts, which
+ * histogram chunk (the codec's chunker, src/chunkenc/histogram/chunker.ts, which
  * applies Prometheus 2.42's append, recode and cut rules) and the newest
  * histogram. Chunks cut wait in `cuts`, in cut order, for the chunk files
  * (src/head/head-chunks.ts storeCuts).
@@ -150,7 +150,7 @@ export class HistogramHead {
   }
 
   /**
-   * As append for the sample whose body (src/histograms/body.ts) is
+   * As append for the sample whose body (src/record/histogram-body.ts) is
    * [at, end) of `bodies`. The common case (the open integer chunk takes it
    * as it is: no cut, recode or reset) goes from the body straight to the
    * chunk, no histogram object made, and the body is kept for duplicates;

@@ -18,8 +18,8 @@
  * One writer (the engine's thread); chunks handed to readers are copies or
  * immutable XOR bytes, valid for as long as they are held.
  */
-import { decodeColumns, encodeColumns, lowerBound } from '../codec/columns.js';
-import type { SampleColumns } from '../codec/columns.js';
+import { decodeColumns, encodeColumns, lowerBound } from '../chunkenc/columns.js';
+import type { SampleColumns } from '../chunkenc/columns.js';
 
 /** Prometheus' default out_of_order_cap_max: samples per out-of-order chunk. */
 export const OOO_CHUNK_SAMPLES = 32;

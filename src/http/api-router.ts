@@ -1,5 +1,5 @@
 /** The router `strata serve` starts with: the JSON resources, plus the API engine in development. */
-import type { RecordStore } from '../records/types.js';
+import type { RecordStore } from '../docstore/types.js';
 import { mountApiEngine } from './api/mount.js';
 import { registerResources } from './resources/index.js';
 import { Router } from './router.js';

@@ -1,4 +1,4 @@
-import { instantiateStrataWasm, type StrataWasm } from '../codec/wasm-module.js';
+import { instantiateStrataWasm, type StrataWasm } from '../wasm/module.js';
 
 /**
  * The matcher's exports of build/strata.wasm (assembly/matcher.ts and

@@ -1,10 +1,10 @@
-import { hasSurrogate } from './utf8-order.js';
+import { hasSurrogate } from '../encoding/utf8-order.js';
 import { LabelDict } from './label-dict.js';
 import { DeletedIds, PostingsLists } from './postings-lists.js';
 import { selectPostings, type IndexReader } from './select.js';
 import { PostingsAlgebra } from './set-ops.js';
 import type { LabelMatcher } from './types.js';
-import { compareUtf8 } from './utf8-order.js';
+import { compareUtf8 } from '../encoding/utf8-order.js';
 
 const NO_VALUES: readonly string[] = Object.freeze([]);
 
@@ -160,7 +160,7 @@ export class PostingsIndex {
    * Values of label `name` with at least one series, sorted by UTF-8
    * bytes: the dictionary's frozen cache (LabelDict.sortedValues), the same
    * array until a value comes or goes, so that an answer can be encoded
-   * once for many calls (src/store/label-response.ts).
+   * once for many calls (src/grpc/label-response.ts).
    */
   labelValues(name: string): readonly string[] {
     return this.dicts.get(name)?.sortedValues() ?? NO_VALUES;

@@ -1,17 +1,17 @@
 /**
  * The one place internal errors become the library's typed errors
  * (errors.ts). Kinds are read with the same errorKind() that maps them to
- * gRPC codes and HTTP statuses (src/store/error-status.ts), so the three
+ * gRPC codes and HTTP statuses (src/errors/status.ts), so the three
  * edges agree: InvalidArgument is InvalidArgumentError, AlreadyExists
  * SamplesRejectedError, ResourceExhausted LimitError, Unavailable
  * UnavailableError, anything unknown InternalError.
  */
-import { DataDirLockedError } from '../db/dir-lock.js';
-import { SamplesRejectedError as InternalRejected } from '../head/errors.js';
+import { DataDirLockedError } from '../files/dir-lock.js';
+import { SamplesRejectedError as InternalRejected } from '../errors/write-errors.js';
 import { ListenError as HttpListenError, TlsFileError } from '../http/index.js';
 import { ObjstoreConfigError } from '../objstore/index.js';
-import { errorKind } from '../store/error-status.js';
-import { LimitsConfigError } from '../write-limits/index.js';
+import { errorKind } from '../errors/status.js';
+import { LimitsConfigError } from '../ingest/limits/index.js';
 import {
   DataDirInUseError, InternalError, InvalidArgumentError, LimitError, ListenError, SamplesRejectedError, StrataError, UnavailableError,
 } from './errors.js';

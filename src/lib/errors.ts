@@ -2,7 +2,7 @@
  * The errors the library throws: one small class per thing a caller may
  * want to handle differently, all under {@link StrataError}. Internal
  * errors are mapped to them in one place (error-map.ts), by the same kinds
- * that src/store/error-status.ts maps to gRPC codes and HTTP statuses, so
+ * that src/errors/status.ts maps to gRPC codes and HTTP statuses, so
  * a library call fails the way a remote write or a Store API call does.
  */
 

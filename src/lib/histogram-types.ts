@@ -3,7 +3,7 @@
  * model/histogram shapes (Histogram with bucket deltas, FloatHistogram
  * with absolute counts). Declared here, not re-exported from the codecs,
  * so the package's types are its own: the codecs' shared types
- * (src/codec/histogram-types.ts) may change without changing the API;
+ * (src/chunkenc/histogram/types.ts) may change without changing the API;
  * read-histograms.ts assigns the codecs' to these, so the compiler says
  * when the two drift apart.
  */

@@ -2,8 +2,8 @@
  * Native histogram chunks (Prometheus encodings 2 and 3) decoded for
  * select: the samples within a range, as the library's HistogramSample.
  */
-import { wasmHistogramCodecs } from '../codec/index.js';
-import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../codec/histogram-types.js';
+import { wasmHistogramCodecs } from '../chunkenc/index.js';
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../chunkenc/histogram/types.js';
 import type { StoredChunk } from '../query/types.js';
 import type { HistogramSample } from './histogram-types.js';
 

@@ -3,7 +3,7 @@
  * decorated source the Store API answers from (external labels, limits),
  * one at a time, each with its samples decoded or its chunks copied.
  */
-import { chunkSampleCount, threadCodec } from '../codec/index.js';
+import { chunkSampleCount, threadCodec } from '../chunkenc/index.js';
 import { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import type { SeriesQuery, SeriesSet, StoreSource } from '../store/store-source.js';

@@ -1,6 +1,6 @@
 /** Selectors and times of the library's read calls, in the engine's terms. */
 import { MatchType, type LabelMatcher } from '../index/index.js';
-import { parseSelector } from '../http/prometheus/selector.js';
+import { parseSelector } from '../index/selector.js';
 import { InvalidArgumentError } from './errors.js';
 import type { MatchOperator, Selector, Time } from './types.js';
 

@@ -3,11 +3,11 @@
  * is a thin layer over it (src/cli/serve.ts): both start the same parts in
  * the same order (parts.ts) from the same options (options.ts).
  */
-import { DEFAULT_TENANT } from '../remote-write/index.js';
-import { instantiateHeadWasm } from '../head/head-wasm.js';
+import { DEFAULT_TENANT } from '../ingest/parse/index.js';
+import { instantiateHeadWasm } from '../wasm/head.js';
 import { EngineSource } from '../store/engine-source.js';
 import { ExternalLabels } from '../store/external-labels.js';
-import { remoteWrite } from '../store/remote-write.js';
+import { remoteWrite } from '../ingest/writer.js';
 import { decorateSource } from '../store/store-stack.js';
 import type { LabelNamesQuery, SeriesSet, StoreSource } from '../store/store-source.js';
 import { MatchType, type LabelMatcher } from '../index/index.js';

@@ -6,7 +6,7 @@
  * Prometheus' checks (schema, spans against buckets, counts) are the
  * parser's, as for any remote write, refusing the one histogram.
  *
- * Field numbers (prometheus/prompb/types.proto, src/histograms/proto-fields.ts):
+ * Field numbers (prometheus/prompb/types.proto, src/chunkenc/histogram/proto-fields.ts):
  * count_int = 1 (uint64) | count_float = 2 (double), sum = 3 (double),
  * schema = 4 (sint32), zero_threshold = 5 (double), zero_count_int = 6
  * (uint64) | zero_count_float = 7 (double), negative_spans = 8,
@@ -15,8 +15,8 @@
  * 13, reset_hint = 14 (enum), timestamp = 15 (int64); BucketSpan
  * {offset = 1 (sint32), length = 2 (uint32)}.
  */
-import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../histograms/proto-fields.js';
-import { int64Size, lenFieldSize, varintSize, WIRE_LEN, WIRE_VARINT, writeInt64, writeTag, writeVarint } from '../store/proto-writer.js';
+import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../chunkenc/histogram/proto-fields.js';
+import { int64Size, lenFieldSize, varintSize, WIRE_LEN, WIRE_VARINT, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
 import { InvalidArgumentError } from './errors.js';
 import type { FloatHistogram, Histogram, HistogramSample, Span } from './histogram-types.js';
 

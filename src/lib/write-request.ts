@@ -2,7 +2,7 @@
  * An append's series as the bytes of a remote write 1.0 request
  * (prometheus.WriteRequest), so that the library's writes take the very
  * path of remote write: parsed and validated in the pool, tenant label
- * merged, write limits, WAL and head (src/store/remote-write.ts). One
+ * merged, write limits, WAL and head (src/ingest/writer.ts). One
  * path means one set of rules and messages; the price is this encoding
  * (about 20 bytes a sample, written straight from the caller's arrays).
  *
@@ -11,7 +11,7 @@
  * Label {name = 1, value = 2}; Sample {value = 1 (double), timestamp = 2
  * (int64)}.
  */
-import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../store/proto-writer.js';
+import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
 import { InvalidArgumentError } from './errors.js';
 import { labelPairs } from './labels.js';
 import type { SeriesInput } from './types.js';

@@ -13,7 +13,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Db } from '../db/db.js';
 import type { PoolStats, TimeSummary } from '../pool/codec-pool.js';
 import type { ShipperCounters } from '../shipper/shipper.js';
-import { REFUSAL_REASONS, REQUEST_LIMITS, type LimitsConfig, type ReloadCounters, type WriteLimiter } from '../write-limits/index.js';
+import { REFUSAL_REASONS, REQUEST_LIMITS, type LimitsConfig, type ReloadCounters, type WriteLimiter } from '../ingest/limits/index.js';
 import { RequestStats } from './request-stats.js';
 import { registerSampled, type MetricValue } from './sampled.js';
 

@@ -39,8 +39,8 @@ const workerUrl = new URL(`../worker/main${workerExt}`, import.meta.url);
  * run the tasks listed in src/worker/tasks.ts off the event loop. Each
  * feature calls its task through its own function over {@link TaskRunner},
  * beside the task: e.g. `parseWriteInPool(pool, bytes, opts)` in
- * src/remote-write/pool-task.ts, `encodeInPool(pool, batch)` in
- * src/codec/pool-tasks.ts.
+ * src/ingest/parse-task.ts, `encodeInPool(pool, batch)` in
+ * src/chunkenc/pool-tasks.ts.
  */
 export class CodecPool implements TaskRunner {
   private readonly piscina: Piscina;

@@ -1,6 +1,6 @@
 import { ByteArena } from './byte-arena.js';
-import { withoutOverlaps } from '../codec/merge-chunks.js';
-import { compareLabels, compareLabelsNative } from '../index/utf8-order.js';
+import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
+import { compareLabels, compareLabelsNative } from '../encoding/utf8-order.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import type { PlannedSeries, SelectOptions, SelectedSeries, SeriesReader, StoredChunk } from './types.js';
 
@@ -65,7 +65,7 @@ export class Querier {
    * none overlapping another; open head chunks copied into `arena`. Each
    * reader answers chunks that do not overlap; where several readers'
    * do (overlapping blocks, out-of-order samples of a range a block holds),
-   * those are merged into new chunks (src/codec/merge-chunks.ts: a
+   * those are merged into new chunks (src/chunkenc/merge-chunks.ts: a
    * timestamp held twice is answered once, the older reader's), as
    * Prometheus merges overlapping blocks at query time.
    */

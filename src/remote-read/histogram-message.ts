@@ -14,9 +14,9 @@
  * or threshold whose bits are not all zero (-0 and NaN payloads survive:
  * the stale marker of a histogram lives in its sum).
  */
-import type { FloatHistogram, Histogram, Span } from '../codec/histogram-types.js';
-import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../store/proto-writer.js';
-import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../histograms/proto-fields.js';
+import type { FloatHistogram, Histogram, Span } from '../chunkenc/histogram/types.js';
+import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../chunkenc/histogram/proto-fields.js';
 
 const WIRE_FIXED64 = 1;
 

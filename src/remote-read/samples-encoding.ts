@@ -18,10 +18,10 @@
  * eight bytes, so no value ever becomes a JS number, and NaN payloads such
  * as Prometheus' stale marker (0x7ff0000000000002) survive bit for bit.
  */
-import { chunkSampleCount } from '../codec/index.js';
-import type { FloatHistogram, Histogram } from '../codec/histogram-types.js';
+import { chunkSampleCount } from '../chunkenc/index.js';
+import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
 import { viewChunkBatch } from '../pool/batches.js';
-import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../store/proto-writer.js';
+import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
 import { encodeHistogramMessage } from './histogram-message.js';
 
 /**
@@ -62,7 +62,7 @@ export interface DecodedHistograms {
   h: ReadonlyArray<Histogram | FloatHistogram>;
 }
 
-/** What the encoder needs to read histogram chunks (decodeHistogramChunk of src/codec/chunk-samples.ts). */
+/** What the encoder needs to read histogram chunks (decodeHistogramChunk of src/chunkenc/chunk-samples.ts). */
 export type HistogramDecoder = (encoding: number, chunk: Uint8Array) => DecodedHistograms;
 
 const XOR = 1;

@@ -2,11 +2,11 @@
  * Remote-read SAMPLES answers made in the worker pool: the plan's buffers
  * are moved to a worker, which decodes the chunks, encodes the
  * ReadResponse (samples-encoding.ts; histogram chunks through
- * src/codec/chunk-samples.ts) and snappy-compresses it.
+ * src/chunkenc/chunk-samples.ts) and snappy-compresses it.
  */
 import { compressSync } from 'snappy';
-import { decodeHistogramChunk } from '../codec/chunk-samples.js';
-import { threadCodec } from '../codec/index.js';
+import { decodeHistogramChunk } from '../chunkenc/chunk-samples.js';
+import { threadCodec } from '../chunkenc/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { moved } from '../pool/transfer.js';
 import { encodeReadResponse, planBuffers, type SamplesPlan } from './samples-encoding.js';

@@ -1,8 +1,8 @@
-import { threadCodec } from '../codec/index.js';
-import { decodeHistogramChunk, encodeHistogramChunks } from '../codec/chunk-samples.js';
+import { threadCodec } from '../chunkenc/index.js';
+import { decodeHistogramChunk, encodeHistogramChunks } from '../chunkenc/chunk-samples.js';
 import { ENC_XOR } from '../blocks/types.js';
 import type { LabelMatcher } from '../index/types.js';
-import { compareLabels } from '../index/utf8-order.js';
+import { compareLabels } from '../encoding/utf8-order.js';
 import { matchesValue } from '../index/label-matcher.js';
 import { compareUtf8 } from '../index/index.js';
 import type { ByteArena } from '../query/byte-arena.js';
@@ -272,7 +272,7 @@ class SidecarSeriesSet implements SeriesSet {
  * The samples of a chunk at or after `from`, encoded again in the chunk's
  * encoding (a chunk crossing the blocks' end: the blocks answer what came
  * before). A histogram chunk's tail is encoded by the histogram chunker
- * (src/codec/chunk-samples.ts): the tail of a valid chunk needs no cut
+ * (src/chunkenc/chunk-samples.ts): the tail of a valid chunk needs no cut
  * but the one after 120 samples (a head chunk may hold up to 240); its
  * header says gauge for a gauge chunk and unknown otherwise (the chunk
  * before it now ends in a block), which a reader resolves against the

@@ -1,5 +1,5 @@
 import type { StoredChunk } from '../query/types.js';
-import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from './proto-writer.js';
+import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
 
 /**
  * Thanos splits a long series into frames of about this size; one frame

@@ -1,6 +1,6 @@
 /**
  * Where a Series answer's messages go, whatever the transport
- * (grpc-stream-adapter.ts for gRPC; tests collect them).
+ * (stream-adapter.ts for gRPC; tests collect them).
  *
  * For each message, `alloc(size)` gives room for exactly `size` bytes,
  * which the caller fills completely and then hands over with `send` (the

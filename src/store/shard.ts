@@ -1,4 +1,4 @@
-import type { HeadWasm } from '../head/head-wasm.js';
+import type { HeadWasm } from '../wasm/head.js';
 
 /** Which part of the answer a request wants (thanos.ShardInfo). */
 export interface ShardSpec {

@@ -1,4 +1,4 @@
-import type { HeadWasm } from '../head/head-wasm.js';
+import type { HeadWasm } from '../wasm/head.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import { ShardFilter } from './shard.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/db.js';
-import type { HeadWasm } from '../head/head-wasm.js';
+import type { HeadWasm } from '../wasm/head.js';
 import { EngineSource } from './engine-source.js';
 import type { ExternalLabels } from './external-labels.js';
 import { withExternalLabels } from './source-external-labels.js';
@@ -7,7 +7,7 @@ import { withLimits } from './source-limits.js';
 import { recovering } from './source-recover.js';
 import { withRequestLimit } from './source-request-limit.js';
 import { withSharding } from './source-shard.js';
-import { exemplarsInfo } from '../exemplars/exemplars-api.js';
+import { exemplarsInfo } from '../grpc/exemplars-api.js';
 import { StoreApi, type OtherApis, type StoreComponent } from './store-api.js';
 import type { StoreSource } from './store-source.js';
 
@@ -38,7 +38,7 @@ export interface StoreApiConfig {
  * 5. withLimits: counts what will be answered (after the cut) and fails
  *    before the first frame, so outermost.
  * Telemetry is not a source decorator: the gRPC server times calls by
- * method and status code (grpc-telemetry.ts), as Thanos does with its gRPC
+ * method and status code (telemetry.ts), as Thanos does with its gRPC
  * server interceptors.
  *
  * @example
@@ -55,7 +55,7 @@ export function decorateSource(source: StoreSource, cfg: StoreApiConfig, wasm: H
 /**
  * The engine's Store API, as `strata serve` answers it (Thanos Receive's
  * component type); Info advertises the exemplars and metadata APIs that
- * `strata serve` serves beside it (grpc-server.ts).
+ * `strata serve` serves beside it (server.ts).
  */
 export function engineStoreApi(db: Db, cfg: StoreApiConfig, wasm: HeadWasm): StoreApi {
   const others = { exemplars: () => exemplarsInfo(db.exemplars), metricMetadata: true };

@@ -4,9 +4,9 @@
  * Only worker-side modules belong here: nothing this list imports loads
  * an HTTP route or a gRPC service.
  */
-import { decodeTask, encodeTask } from '../codec/pool-tasks.js';
+import { decodeTask, encodeTask } from '../chunkenc/pool-tasks.js';
 import type { PoolTask } from '../pool/task.js';
 import { readSamplesTask } from '../remote-read/samples-task.js';
-import { parseWriteTask } from '../remote-write/pool-task.js';
+import { parseWriteTask } from '../ingest/parse-task.js';
 
 export const POOL_TASKS: readonly PoolTask[] = [encodeTask, decodeTask, parseWriteTask, readSamplesTask];

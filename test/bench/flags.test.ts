@@ -9,7 +9,7 @@ import { parseCompareArgs } from '../../src/bench/compare/options.js';
 import { parseRemoteWriteArgs, scrapesFor, type RemoteWriteConfig } from '../../src/bench/remote-write/options.js';
 import { parseStoreApiArgs, type StoreApiConfig } from '../../src/bench/store-api/options.js';
 import { timeFlag } from '../../src/bench/run/flags.js';
-import { UsageError } from '../../src/cli/usage-error.js';
+import { UsageError } from '../../src/config/usage-error.js';
 import { runStrata } from './support/bench-cli.js';
 
 const URL_FLAG = ['--url', 'http://127.0.0.1:9/api/v1/write'];

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { UsageError } from '../../src/cli/usage-error.js';
+import { UsageError } from '../../src/config/usage-error.js';
 import { parseRemoteWriteArgs, remoteWriteHelp } from '../../src/bench/remote-write/options.js';
 import { parseStoreApiArgs, storeApiHelp } from '../../src/bench/store-api/options.js';
 import type { RunReport } from '../../src/bench/report/schema.js';

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { writeBlock } from '../../src/blocks/block-writer.js';
 import { ENC_XOR, type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { freePort } from '../e2e/support/prometheus.js';
 import { readBlock } from '../support/prometheus-chunks.js';
 import { rng, STALE_NAN_BITS } from '../support/series.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32c } from '@node-rs/crc32';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { BlockReader, listBlockDirs } from '../../src/blocks/block-reader.js';
 import { BlockChunkReader } from '../../src/blocks/chunk-reader.js';
 import { BlockFormatError, BlockIndexReader } from '../../src/blocks/index-reader.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { BlockReader, listBlockDirs } from '../../src/blocks/block-reader.js';
 import { ENC_XOR } from '../../src/blocks/types.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { MatchType } from '../../src/index/types.js';
 import { BlockSeriesReader } from '../../src/query/block-series.js';
 import { ByteArena } from '../../src/query/byte-arena.js';

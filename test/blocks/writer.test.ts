@@ -18,7 +18,7 @@ import { encodeMeta, readMetaFile, writeMetaFile } from '../../src/blocks/meta.j
 import { addInterval, parseTombstones, readTombstones, writeEmptyTombstones } from '../../src/blocks/tombstones.js';
 import { ENC_XOR, type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
 import { isUlid, newUlid } from '../../src/blocks/ulid.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { readBlock, readChunkSegmentFile } from '../support/prometheus-chunks.js';
 import { rng } from '../support/series.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDuration } from '../../src/cli/duration.js';
-import { UsageError } from '../../src/cli/usage-error.js';
+import { parseDuration } from '../../src/config/duration-flag.js';
+import { UsageError } from '../../src/config/usage-error.js';
 
 test('durations are read as Prometheus writes them', () => {
   assert.equal(parseDuration('x', '15d'), 15 * 86_400_000);

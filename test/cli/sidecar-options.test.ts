@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseSidecarArgs, type SidecarConfig } from '../../src/cli/sidecar-options.js';
-import { UsageError } from '../../src/cli/usage-error.js';
+import { UsageError } from '../../src/config/usage-error.js';
 
 const parse = (args: string[]): SidecarConfig => {
   const c = parseSidecarArgs(args);

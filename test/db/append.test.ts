@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MatchType } from '../../src/index/types.js';
-import { InvalidLabelsError } from '../../src/head/errors.js';
+import { InvalidLabelsError } from '../../src/errors/write-errors.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 import { STALE_NAN_BITS, fromBits } from '../support/series.js';
 
@@ -123,8 +123,8 @@ test('appending by series id after a lookup by labels', async () => {
 });
 
 test('rejections become one typed error naming each reason, its count and its first series', async () => {
-  const { rejectionError } = await import('../../src/db/rejections.js');
-  const { SamplesRejectedError } = await import('../../src/head/errors.js');
+  const { rejectionError } = await import('../../src/ingest/rejections.js');
+  const { SamplesRejectedError } = await import('../../src/errors/write-errors.js');
   const db = await fresh();
   const b = batchBuilder();
   b.add(['__name__', 'up', 'job', 'a'], ...samples([1000, 2000], [1, 2]));
@@ -142,7 +142,7 @@ test('rejections become one typed error naming each reason, its count and its fi
 });
 
 test('two label sets with the same hash stay two series (collisions are checked)', async () => {
-  const { viewAppendBatch } = await import('../../src/head/append-batch.js');
+  const { viewAppendBatch } = await import('../../src/record/sample-batch.js');
   const db = await fresh();
   const b = batchBuilder();
   b.add(['a', '1'], ...samples([1000], [1]));

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { Db } from '../../src/db/db.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { readMetaFile } from '../../src/blocks/meta.js';
-import { rejectionError } from '../../src/db/rejections.js';
-import { compareLabels } from '../../src/index/utf8-order.js';
+import { rejectionError } from '../../src/ingest/rejections.js';
+import { compareLabels } from '../../src/encoding/utf8-order.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 
 const tmp = tempDir();

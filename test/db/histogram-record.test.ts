@@ -2,11 +2,11 @@
 // trips, exact bits, and refusal of damaged bytes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { FloatHistogram, Histogram } from '../../src/codec/histogram-types.js';
-import { HistogramFields } from '../../src/histograms/fields.js';
-import { decodeBody, fieldsOf, maxBodyBytes, MalformedBodyError, writeBody } from '../../src/histograms/body.js';
-import { readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from '../../src/histograms/varint.js';
-import { HistogramRecordWriter, readHistogramRecord } from '../../src/histograms/wal-record.js';
+import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
+import { HistogramFields } from '../../src/chunkenc/histogram/fields.js';
+import { decodeBody, fieldsOf, maxBodyBytes, MalformedBodyError, writeBody } from '../../src/record/histogram-body.js';
+import { readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from '../../src/encoding/varint-histogram.js';
+import { HistogramRecordWriter, readHistogramRecord } from '../../src/record/histogram-record.js';
 
 const H: Histogram = {
   counterResetHint: 1, schema: -4, zeroThreshold: 2 ** -128, zeroCount: 2 ** 53 - 1, count: 2 ** 53 - 1, sum: -0,

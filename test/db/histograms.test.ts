@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.js';
-import { rejectionError } from '../../src/db/rejections.js';
+import { rejectionError } from '../../src/ingest/rejections.js';
 import { MatchType } from '../../src/index/types.js';
 import { batchBuilder, decodeSelected, openSmallDb, tempDir } from '../support/db.js';
 import { chunksOf, counterHistogram, gaugeHistogram, histogramBuilder, histogramsOf, meaning, type Meaning } from './support/histograms.js';

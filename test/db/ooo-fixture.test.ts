@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MatchType } from '../../src/index/types.js';
-import { RECORD_OOO_CUT, RECORD_OOO_SAMPLES } from '../../src/db/wal-records.js';
+import { RECORD_OOO_CUT, RECORD_OOO_SAMPLES } from '../../src/record/wal-records.js';
 import { fixtureExpected, fixtureRecords, writeOooFixtureWal } from '../fixtures/ooo-wal/fixture.js';
 import { decodeSelected, openSmallDb, tempDir } from '../support/db.js';
 

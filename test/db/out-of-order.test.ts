@@ -10,10 +10,10 @@ import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } fro
 import { join } from 'node:path';
 import type { Db } from '../../src/db/db.js';
 import { readMetaFile } from '../../src/blocks/meta.js';
-import { rejectionError } from '../../src/db/rejections.js';
-import { SamplesRejectedError } from '../../src/head/errors.js';
+import { rejectionError } from '../../src/ingest/rejections.js';
+import { SamplesRejectedError } from '../../src/errors/write-errors.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
-import { compareLabels } from '../../src/index/utf8-order.js';
+import { compareLabels } from '../../src/encoding/utf8-order.js';
 import type { SelectedSeries } from '../../src/query/types.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 import { onPath, parseDump, runPromtool, sameFloat } from '../support/promtool-dump.js';

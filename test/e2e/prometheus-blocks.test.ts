@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BlockReader, listBlockDirs } from '../../src/blocks/block-reader.js';
 import { ENC_XOR } from '../../src/blocks/types.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { BlockSeriesReader } from '../../src/query/block-series.js';
 import { ByteArena } from '../../src/query/byte-arena.js';

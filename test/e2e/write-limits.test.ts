@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ReadRequest_ResponseType } from '../../src/gen/prometheus/remote.js';
 import { LabelMatcher_Type } from '../../src/gen/prometheus/types.js';
 import { removeTempDirs, serve, stopAll, type Served } from '../http/prometheus/support/serve.js';
-import { logLines, metric, scrape, waitFor, writeLimits } from '../write-limits/support.js';
+import { logLines, metric, scrape, waitFor, writeLimits } from '../ingest/limits/support.js';
 import { metricValue, prometheusBinary, startPrometheus, type PrometheusProcess } from './support/prometheus.js';
 import { remoteReadSeries, type ReadSeries } from './support/remote-read.js';
 

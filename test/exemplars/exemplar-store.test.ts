@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compareLabels } from '../../src/index/index.js';
 import { EXEMPLAR_MAX_LABEL_CHARS, ExemplarStore, exemplarLabelsOf, type ExemplarSeries } from '../../src/exemplars/exemplar-store.js';
-import { instantiateHeadWasm } from '../../src/head/head-wasm.js';
+import { instantiateHeadWasm } from '../../src/wasm/head.js';
 
 const wasm = instantiateHeadWasm();
 /** xxh64 of the bytes, as the engine hashes label sets. */

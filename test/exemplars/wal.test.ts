@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.js';
-import { ExemplarScratch } from '../../src/exemplars/exemplar-batch.js';
+import { ExemplarScratch } from '../../src/record/exemplar-batch.js';
 import { exemplarLabelsOf } from '../../src/exemplars/exemplar-store.js';
 import { compareLabels } from '../../src/index/index.js';
 import { batchBuilder, openSmallDb, tempDir } from '../support/db.js';

@@ -3,7 +3,7 @@
 // split and put back exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeColumns } from '../../src/codec/columns.js';
+import { decodeColumns } from '../../src/chunkenc/columns.js';
 import { INSERT_ADDED, INSERT_CONFLICT, INSERT_SAME, OOO_CHUNK_SAMPLES, OooHead } from '../../src/head/ooo-head.js';
 import { rng } from '../support/series.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { threadCodec } from '../../src/codec/index.js';
-import { decodeInPool, encodeInPool } from '../../src/codec/pool-tasks.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
+import { decodeInPool, encodeInPool } from '../../src/chunkenc/pool-tasks.js';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { rng, sameBytes, wildSeries } from '../support/series.js';
 

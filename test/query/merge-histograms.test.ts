@@ -1,6 +1,6 @@
 /**
  * Overlapping chunks of every encoding made non-overlapping
- * (src/codec/merge-chunks.ts), as reads over overlapping blocks, the
+ * (src/chunkenc/merge-chunks.ts), as reads over overlapping blocks, the
  * out-of-order head and vertical compaction need: histogram chunks that
  * overlap nothing pass as stored; overlapping ones are decoded, merged by
  * time (a time held twice keeps the older chunk's sample), and cut as
@@ -11,8 +11,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { withoutOverlaps, type MergeableChunk } from '../../src/codec/merge-chunks.js';
-import type { FloatHistogram, Histogram } from '../../src/codec/histogram-types.js';
+import { withoutOverlaps, type MergeableChunk } from '../../src/chunkenc/merge-chunks.js';
+import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import {
   FLOAT_HISTOGRAM, HISTOGRAM, XOR, chunkSamples, comparable, floatValues, histogramChunk, histogramSamples, isStale, samplesOf, xorChunk,
   type AnySample, type TestChunk,

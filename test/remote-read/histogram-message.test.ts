@@ -5,7 +5,7 @@
 // to a stock encoder's.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { FloatHistogram, Histogram } from '../../src/codec/histogram-types.js';
+import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { Histogram as HistogramMessage, Histogram_ResetHint } from '../../src/gen/prometheus/types.js';
 import { encodeHistogramMessage } from '../../src/remote-read/histogram-message.js';
 

@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { uncompress } from 'snappy';
 import { writeBlock } from '../../src/blocks/block-writer.js';
 import type { BlockSeriesInput } from '../../src/blocks/types.js';
-import type { FloatHistogram, Histogram } from '../../src/codec/histogram-types.js';
+import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { Db } from '../../src/db/db.js';
 import { ReadResponse, ReadRequest_ResponseType as RT } from '../../src/gen/prometheus/remote.js';
 import type { Histogram as HistogramMessage } from '../../src/gen/prometheus/types.js';

@@ -17,7 +17,7 @@ import { uncompressSync } from 'snappy';
 import { writeBlock } from '../../src/blocks/block-writer.js';
 import { ENC_XOR } from '../../src/blocks/types.js';
 import { TOMBSTONES_FILENAME } from '../../src/blocks/tombstones.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { ChunkedReadResponse, ReadRequest } from '../../src/gen/prometheus/remote.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { ByteArena } from '../../src/query/byte-arena.js';

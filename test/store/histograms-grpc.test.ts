@@ -16,9 +16,9 @@ import { after, before, describe, test } from 'node:test';
 import { writeBlock } from '../../src/blocks/block-writer.js';
 import type { BlockSeriesInput } from '../../src/blocks/types.js';
 import { Db } from '../../src/db/db.js';
-import { instantiateHeadWasm } from '../../src/head/head-wasm.js';
+import { instantiateHeadWasm } from '../../src/wasm/head.js';
 import { ExternalLabels } from '../../src/store/external-labels.js';
-import { serveStoreApi, type RunningGrpcServer } from '../../src/store/grpc-server.js';
+import { serveStoreApi, type RunningGrpcServer } from '../../src/grpc/server.js';
 import { engineStoreApi, type StoreApiConfig } from '../../src/store/store-stack.js';
 import {
   FLOAT_HISTOGRAM, HISTOGRAM, comparable, floatValues, histogramChunk, histogramSamples, samplesOf, xorChunk, type TestChunk,

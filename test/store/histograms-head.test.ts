@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BlockReader } from '../../src/blocks/block-reader.js';
-import type { FloatHistogram, Histogram } from '../../src/codec/histogram-types.js';
+import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { Db } from '../../src/db/db.js';
-import { instantiateHeadWasm } from '../../src/head/head-wasm.js';
-import { HistogramBatchBuilder } from '../../src/histograms/batch.js';
+import { instantiateHeadWasm } from '../../src/wasm/head.js';
+import { HistogramBatchBuilder } from '../../src/record/histogram-batch-builder.js';
 import { ExternalLabels } from '../../src/store/external-labels.js';
-import { serveStoreApi, type RunningGrpcServer } from '../../src/store/grpc-server.js';
+import { serveStoreApi, type RunningGrpcServer } from '../../src/grpc/server.js';
 import { engineStoreApi } from '../../src/store/store-stack.js';
 import { batchBuilder } from '../support/db.js';
 import {

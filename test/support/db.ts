@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { threadCodec } from '../../src/codec/index.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { Db } from '../../src/db/db.js';
 import type { DbOptions } from '../../src/db/options.js';
-import { AppendBatchBuilder } from '../../src/head/append-batch.js';
-import { instantiateHeadWasm } from '../../src/head/head-wasm.js';
-import type { HeadWasm } from '../../src/head/head-wasm.js';
+import { AppendBatchBuilder } from '../../src/record/sample-batch.js';
+import { instantiateHeadWasm } from '../../src/wasm/head.js';
+import type { HeadWasm } from '../../src/wasm/head.js';
 import type { SelectedSeries } from '../../src/query/types.js';
 
 let builderWasm: HeadWasm | undefined;

@@ -5,9 +5,9 @@
  * TypeScript oracle, and the test's own reading of chunks back into
  * samples with the same oracle (not the read path under test).
  */
-import { TsFloatHistogramCodec, TsHistogramCodec } from '../../src/codec/histogram-ts.js';
-import type { FloatHistogram, Histogram, Span } from '../../src/codec/histogram-types.js';
-import { threadCodec } from '../../src/codec/index.js';
+import { TsFloatHistogramCodec, TsHistogramCodec } from '../../src/chunkenc/histogram/ts-codec.js';
+import type { FloatHistogram, Histogram, Span } from '../../src/chunkenc/histogram/types.js';
+import { threadCodec } from '../../src/chunkenc/index.js';
 import { rng } from './series.js';
 
 export const XOR = 1;

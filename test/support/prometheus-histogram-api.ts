@@ -15,7 +15,7 @@
  * @example
  * renderApiHistogram(decoded.histograms[0]) // { count: '17', sum: '3.5', buckets: [[0, '1', '2', '3']] }
  */
-import type { FloatHistogram, Histogram, Span } from '../../src/codec/histogram-types.js';
+import type { FloatHistogram, Histogram, Span } from '../../src/chunkenc/histogram/types.js';
 import { getBound } from './prometheus-bucket-bounds.js';
 
 export interface ApiHistogram {

@@ -20,7 +20,7 @@ import { reportSummary } from '../report/summary.js';
 import { Progress } from '../run/progress.js';
 import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
 import { fmt, mib } from '../run/format.js';
-import { UsageError } from '../../cli/usage-error.js';
+import { UsageError } from '../../config/usage-error.js';
 import { CLEAN_SHARE, grpcRatio, markdownSection } from './markdown.js';
 import type { CompareConfig } from './options.js';
 import { peerTitle, type PeerName } from './peers.js';

@@ -5,10 +5,10 @@
  */
 import { parseArgs } from 'node:util';
 import type { GrpcCompression } from '../remote-write/grpc-frames.js';
-import { UsageError } from '../../cli/usage-error.js';
-import { parseBytes } from '../../cli/bytes.js';
+import { UsageError } from '../../config/usage-error.js';
+import { parseBytes } from '../../config/bytes.js';
 import { commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
-import { parseDuration } from '../../cli/duration.js';
+import { parseDuration } from '../../config/duration-flag.js';
 import { parseProfile, type ProfileChoice } from '../remote-write/options.js';
 import type { PeerName } from './peers.js';
 

@@ -15,7 +15,7 @@ import { Progress } from '../run/progress.js';
 import { bucketMsFor, Recorder } from '../run/recorder.js';
 import { ResponsivenessWatch } from '../run/responsiveness.js';
 import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
-import { UsageError } from '../../cli/usage-error.js';
+import { UsageError } from '../../config/usage-error.js';
 import { fmt, mib } from '../run/format.js';
 import { grpcWriteBodies } from './grpc-frames.js';
 import { prepareLoad, type PreparedLoad } from './load.js';

@@ -4,7 +4,7 @@
  * progress line. Shared by `bench remote-write` and `bench compare`.
  */
 import { performance } from 'node:perf_hooks';
-import { UsageError } from '../../cli/usage-error.js';
+import { UsageError } from '../../config/usage-error.js';
 import type { Catalogue } from '../load/catalogue.js';
 import { kubeCatalogue } from '../load/kube.js';
 import { nodeExporterCatalogue } from '../load/node-exporter.js';

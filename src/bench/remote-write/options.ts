@@ -7,8 +7,8 @@
  * WriteableStore/RemoteWrite calls, as a Receive router does.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from '../../cli/usage-error.js';
-import { parseBytes } from '../../cli/bytes.js';
+import { UsageError } from '../../config/usage-error.js';
+import { parseBytes } from '../../config/bytes.js';
 import { commonHelp, commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
 import { readClientTls, serverNameFlag, type ClientTlsFiles } from '../run/tls-files.js';
 import type { GrpcCompression } from './grpc-frames.js';

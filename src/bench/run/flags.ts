@@ -2,8 +2,8 @@
  * The flags every `strata bench` mode takes, and the checks of numeric
  * flags; every mistake is a UsageError (one line, exit status 2).
  */
-import { UsageError } from '../../cli/usage-error.js';
-import { parseDuration } from '../../cli/duration.js';
+import { UsageError } from '../../config/usage-error.js';
+import { parseDuration } from '../../config/duration-flag.js';
 
 /** node:util parseArgs options shared by the modes. */
 export const commonOptions = {

@@ -8,7 +8,7 @@
  */
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../../cli/usage-error.js';
+import { UsageError } from '../../config/usage-error.js';
 
 /** PEM contents for a TLS client; what is absent is not used. */
 export interface ClientTlsFiles {

@@ -5,7 +5,7 @@
  * matching status, which Grafana and other Prometheus clients understand.
  */
 import type { Logger } from 'pino';
-import { httpStatusOf } from '../../store/error-status.js';
+import { httpStatusOf } from '../../errors/status.js';
 import { HttpProblem } from '../errors.js';
 import type { Handler, Reply, RequestContext } from '../route.js';
 

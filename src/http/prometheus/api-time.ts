@@ -4,7 +4,7 @@
  * rounded to the millisecond) or RFC 3339; Prometheus' own spellings of the
  * smallest and largest times mean "unbounded".
  */
-import { SelectorError } from './selector.js';
+import { SelectorError } from '../../index/selector.js';
 
 /** Prometheus' minTime and maxTime as its clients send them (RFC 3339Nano of the int64 bounds). */
 const MIN_TIME_FORMATTED = '-292273086-05-16T16:47:06Z';

@@ -15,7 +15,7 @@
  */
 import type { Logger } from 'pino';
 import { exemplarLabelsOf, type ExemplarQueryResult } from '../../exemplars/exemplar-store.js';
-import { seriesMatcher } from '../../exemplars/series-matcher.js';
+import { seriesMatcher } from '../../index/series-matcher.js';
 import { compareLabels, InvalidMatcherError } from '../../index/index.js';
 import type { RouteSpec } from '../route.js';
 import { formatFloat, formatTimestamp } from './api-float.js';
@@ -23,7 +23,7 @@ import { apiHandler, success } from './api-reply.js';
 import { badParameter, parseTime } from './api-time.js';
 import { FORM_BODY_LIMIT, parameters } from './labels-api.js';
 import type { Readiness } from './readiness.js';
-import { parseSelector, SelectorError } from './selector.js';
+import { parseSelector, SelectorError } from '../../index/selector.js';
 import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel } from './tenant.js';
 
 export interface ExemplarsApiDeps {

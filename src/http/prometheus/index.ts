@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CodecPool } from '../../pool/codec-pool.js';
-import type { WriteAdmission } from '../../write-limits/write-limiter.js';
+import type { WriteAdmission } from '../../ingest/limits/write-limiter.js';
 import type { Router } from '../router.js';
 import { exemplarsApiRoutes } from './exemplars-api.js';
 import { labelsApiRoutes } from './labels-api.js';
@@ -25,7 +25,7 @@ import { remoteWriteRoutes } from './remote-write.js';
 
 export { Readiness } from './readiness.js';
 export { probeRoutes, type ReadinessState } from './probes.js';
-export { parseSelector, SelectorError } from './selector.js';
+export { parseSelector, SelectorError } from '../../index/selector.js';
 export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
 
 export interface PrometheusRoutesOptions {

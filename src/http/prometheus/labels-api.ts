@@ -11,13 +11,13 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.js';
-import { compareLabels } from '../../index/utf8-order.js';
+import { compareLabels } from '../../encoding/utf8-order.js';
 import { compareUtf8, InvalidMatcherError, MatchType, type LabelMatcher } from '../../index/index.js';
 import type { RequestContext, RouteSpec } from '../route.js';
 import { apiHandler, success } from './api-reply.js';
 import { badParameter, parseLimit, parseTime } from './api-time.js';
 import type { Readiness } from './readiness.js';
-import { parseSelector, SelectorError } from './selector.js';
+import { parseSelector, SelectorError } from '../../index/selector.js';
 import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel, type TenantScope } from './tenant.js';
 
 export interface LabelsApiDeps {

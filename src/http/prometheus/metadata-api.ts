@@ -17,7 +17,7 @@ import type { RouteSpec } from '../route.js';
 import { apiHandler, success } from './api-reply.js';
 import { parameters } from './labels-api.js';
 import type { Readiness } from './readiness.js';
-import { SelectorError } from './selector.js';
+import { SelectorError } from '../../index/selector.js';
 import { TENANT_HEADER, tenantOf } from './tenant.js';
 
 export interface MetadataApiDeps {

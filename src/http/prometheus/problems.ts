@@ -1,11 +1,11 @@
-/** Internal errors as HTTP problems, by the one table (src/store/error-status.ts). */
-import { httpStatusOf } from '../../store/error-status.js';
+/** Internal errors as HTTP problems, by the one table (src/errors/status.ts). */
+import { httpStatusOf } from '../../errors/status.js';
 import { HttpProblem } from '../errors.js';
 
 /**
  * `err` as the HttpProblem its kind maps to, its message the detail, with
  * a Retry-After header when the error says when to retry
- * (`retryAfterSeconds`, src/store/errors.ts). An error of no known kind is
+ * (`retryAfterSeconds`, src/errors/request-errors.ts). An error of no known kind is
  * our own fault: it is returned as it is, and problem-json.ts logs it and
  * answers 500 without internals.
  */

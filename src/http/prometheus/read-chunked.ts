@@ -13,7 +13,7 @@ import { crc32c } from '@node-rs/crc32';
 import type { StoredChunk } from '../../query/types.js';
 import {
   WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint,
-} from '../../store/proto-writer.js';
+} from '../../encoding/proto-writer.js';
 
 /** The media type of the stream. */
 export const CHUNKED_CONTENT_TYPE = 'application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse';

@@ -4,7 +4,7 @@
  * says what the answer is), which a pool worker decodes, encodes and
  * snappy-compresses (src/remote-read/samples-task.ts).
  */
-import { chunkSampleCount } from '../../codec/index.js';
+import { chunkSampleCount } from '../../chunkenc/index.js';
 import { packChunkBatch } from '../../pool/batches.js';
 import type { SamplesPlan } from '../../remote-read/samples-encoding.js';
 import { encodeLabels } from '../../store/series-frames.js';

@@ -19,7 +19,7 @@ import { uncompress } from 'snappy';
 import { ReadRequest, ReadRequest_ResponseType } from '../../gen/prometheus/remote.js';
 import type { CodecPool } from '../../pool/codec-pool.js';
 import { readSamplesInPool } from '../../remote-read/samples-task.js';
-import { checkSnappyBlock, snappyFailure } from '../../remote-write/snappy-block.js';
+import { checkSnappyBlock, snappyFailure } from '../../encoding/snappy-block.js';
 import { encodeLabels } from '../../store/series-frames.js';
 import { badRequest } from '../errors.js';
 import type { Reply, RequestContext, ResponseSink, RouteSpec } from '../route.js';

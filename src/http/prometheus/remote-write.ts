@@ -25,8 +25,8 @@
  */
 import type { Logger } from 'pino';
 import type { CodecPool } from '../../pool/codec-pool.js';
-import type { WriteAdmission } from '../../write-limits/write-limiter.js';
-import { remoteWrite } from '../../store/remote-write.js';
+import type { WriteAdmission } from '../../ingest/limits/write-limiter.js';
+import { remoteWrite } from '../../ingest/writer.js';
 import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
 import { asProblem } from './problems.js';

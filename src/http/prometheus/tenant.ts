@@ -4,9 +4,9 @@
  * empty; reads see only that tenant's series and answer them exactly as
  * they were written, without the tenant label the store keeps on each.
  */
-import { compareLabels } from '../../index/utf8-order.js';
+import { compareLabels } from '../../encoding/utf8-order.js';
 import { matchesValue, MatchType, type LabelMatcher } from '../../index/index.js';
-import { DEFAULT_TENANT } from '../../remote-write/parse-write.js';
+import { DEFAULT_TENANT } from '../../ingest/parse/parse-write.js';
 
 /** The request header naming the tenant (lower case, as routes list headers). */
 export const TENANT_HEADER = 'thanos-tenant';

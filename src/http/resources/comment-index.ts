@@ -5,7 +5,7 @@
  * listing a discussion's comments and deleting them with it cost what the
  * discussion has, not what the store has.
  */
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 
 /** Discussion id to comment ids, oldest first. */
 export class CommentIndex {

@@ -1,6 +1,6 @@
 /** A discussion's comments: GET and POST /discussions/:id/comments (and .json): {id, discussion_id, author, body, created_at}. */
 import { Type } from '@sinclair/typebox';
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 import { inputDecoder } from '../input.js';
 import { listReply, parsePage } from '../paging.js';
 import type { Reply, RequestContext } from '../route.js';

@@ -1,5 +1,5 @@
 /** Finding the discussion a /discussions/:id... path names. */
-import type { RecordStore, RecordValue } from '../../records/types.js';
+import type { RecordStore, RecordValue } from '../../docstore/types.js';
 import { parseId } from '../ids.js';
 import { missing } from './common.js';
 

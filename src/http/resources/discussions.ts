@@ -5,7 +5,7 @@
  * routes; PUT and PATCH both change only the fields given.
  */
 import { Type } from '@sinclair/typebox';
-import type { RecordStore, RecordValue, WriteOp } from '../../records/types.js';
+import type { RecordStore, RecordValue, WriteOp } from '../../docstore/types.js';
 import { parseId } from '../ids.js';
 import { inputDecoder } from '../input.js';
 import { listReply, parsePage } from '../paging.js';

@@ -4,7 +4,7 @@
  * user routes. Checked and updated in the same tick as the commit, so two
  * requests racing for one email cannot both win.
  */
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 
 /** The key an email is indexed under. */
 export function emailKey(email: string): string {

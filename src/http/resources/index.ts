@@ -1,5 +1,5 @@
 /** Registers every JSON resource (tasks, users, discussions with comments and likes) on a router. */
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 import type { Router } from '../router.js';
 import { CommentIndex } from './comment-index.js';
 import { registerComments } from './comments.js';

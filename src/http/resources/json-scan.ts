@@ -5,7 +5,7 @@
  * there (100 records: about 3x the req/s). It is not part of the
  * RecordStore contract yet, so any other store falls back to scan + getJson.
  */
-import type { Collection, RecordStore } from '../../records/types.js';
+import type { Collection, RecordStore } from '../../docstore/types.js';
 
 /** The optional extension: like scan, but yielding each record's stored JSON as getJson returns it. */
 interface JsonScanning {

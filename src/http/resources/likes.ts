@@ -5,7 +5,7 @@
  * commit happen in one synchronous stretch on the main thread: the store
  * applies the commit before returning, so the next like reads the new count.
  */
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 import type { Reply, RequestContext } from '../route.js';
 import type { Router } from '../router.js';
 import { IdParam } from '../schemas/common.js';

@@ -5,7 +5,7 @@
  * synchronously, with no parsing or serialising.
  */
 import { Type } from '@sinclair/typebox';
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 import { parseId } from '../ids.js';
 import { inputDecoder } from '../input.js';
 import { booleanParam, listReply, parsePage } from '../paging.js';

@@ -1,6 +1,6 @@
 /** Users under /api/v1/users: {id, name, email, created_at, updated_at}; email unique without regard to case. */
 import { Type } from '@sinclair/typebox';
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore } from '../../docstore/types.js';
 import { conflict } from '../errors.js';
 import { parseId } from '../ids.js';
 import { inputDecoder } from '../input.js';

@@ -7,7 +7,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { WriteRequest, WriteableStoreService, type WriteResponse } from '../../../src/gen/thanos/store/rpc.js';
-import { installGrpcSnappy } from '../../../src/store/grpc-snappy.js';
+import { installGrpcSnappy } from '../../../src/grpc/snappy.js';
 
 // The load tester compresses with "snappy" by default, as Thanos Receive's router does.
 installGrpcSnappy();

@@ -1,11 +1,11 @@
 // Native histogram samples for engine tests: made deterministically,
 // written through HistogramBatchBuilder, read back by decoding the chunks
 // the engine answers (the histogram codec), compared by what they mean.
-import { wasmHistogramCodecs } from '../../../src/codec/histogram-impl.js';
-import type { FloatHistogram, Histogram } from '../../../src/codec/histogram-types.js';
+import { wasmHistogramCodecs } from '../../../src/chunkenc/histogram/impl.js';
+import type { FloatHistogram, Histogram } from '../../../src/chunkenc/histogram/types.js';
 import type { Db } from '../../../src/db/db.js';
-import { HistogramBatchBuilder } from '../../../src/histograms/batch.js';
-import { instantiateHeadWasm, type HeadWasm } from '../../../src/head/head-wasm.js';
+import { HistogramBatchBuilder } from '../../../src/record/histogram-batch-builder.js';
+import { instantiateHeadWasm, type HeadWasm } from '../../../src/wasm/head.js';
 import { MatchType } from '../../../src/index/types.js';
 import type { StoredChunk } from '../../../src/query/types.js';
 

@@ -11,7 +11,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { compressSync, uncompressSync } from 'snappy';
-import { TsXorCodec } from '../../../src/codec/index.js';
+import { TsXorCodec } from '../../../src/chunkenc/index.js';
 import { ChunkedReadResponse, ReadRequest, ReadRequest_ResponseType, ReadResponse } from '../../../src/gen/prometheus/remote.js';
 import { Chunk_Encoding, type LabelMatcher } from '../../../src/gen/prometheus/types.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseLimit, parseTime } from '../../../src/http/prometheus/api-time.js';
 import { unescapeLabelName } from '../../../src/http/prometheus/labels-api.js';
-import { parseSelector } from '../../../src/http/prometheus/selector.js';
+import { parseSelector } from '../../../src/index/selector.js';
 import { MatchType } from '../../../src/index/index.js';
 
 const { EQ, NEQ, RE, NRE } = MatchType;

@@ -9,7 +9,7 @@
  * (Prometheus' chunk size), encoded by the TypeScript codec. Matching uses
  * the project's RE2 matcher compiler, the one thing it borrows.
  */
-import { TsXorCodec } from '../../../src/codec/index.js';
+import { TsXorCodec } from '../../../src/chunkenc/index.js';
 import { compileMatcher, type LabelMatcher } from '../../../src/index/index.js';
 import type { StoredChunk } from '../../../src/query/types.js';
 import type {

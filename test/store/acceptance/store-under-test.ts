@@ -30,8 +30,8 @@ import {
 } from '../../../src/gen/thanos/store/rpc.js';
 import { InfoResponse as InfoServiceMessage } from '../../../src/gen/thanos/info/rpc.js';
 import { Db } from '../../../src/db/db.js';
-import { instantiateHeadWasm, type HeadWasm } from '../../../src/head/head-wasm.js';
-import { grpcStatusOf } from '../../../src/store/error-status.js';
+import { instantiateHeadWasm, type HeadWasm } from '../../../src/wasm/head.js';
+import { grpcStatusOf } from '../../../src/errors/status.js';
 import { ExternalLabels } from '../../../src/store/external-labels.js';
 import type { SeriesSink } from '../../../src/store/series-sink.js';
 import type { StoreApi } from '../../../src/store/store-api.js';

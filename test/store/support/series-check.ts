@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import xxhash from 'xxhash-wasm';
-import { threadCodec } from '../../../src/codec/index.js';
+import { threadCodec } from '../../../src/chunkenc/index.js';
 import { XOR, type Frame, type Label, type Series } from './client.js';
 import { bitsOfNumber, type WriteSample } from './write-request.js';
 

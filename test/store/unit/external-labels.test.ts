@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import xxhash from 'xxhash-wasm';
 import { ExternalLabels, withoutLabels } from '../../../src/store/external-labels.js';
 import { ShardFilter } from '../../../src/store/shard.js';
-import { instantiateHeadWasm } from '../../../src/head/head-wasm.js';
+import { instantiateHeadWasm } from '../../../src/wasm/head.js';
 import { MatchType } from '../../../src/index/index.js';
 
 const ext = new ExternalLabels([['b', 'ext'], ['region', 'eu']]);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LabelNamesResponse, LabelValuesResponse } from '../../../src/gen/thanos/store/rpc.js';
-import { encodeLabelsResponse } from '../../../src/store/label-response.js';
+import { encodeLabelsResponse } from '../../../src/grpc/label-response.js';
 
 const values = ['', 'a', 'host-1:9100', 'ü', '日本', 'emoji \u{1F600}', 'x'.repeat(42), 'y'.repeat(43), 'é'.repeat(42), 'z'.repeat(300), 'ascii then é'];
 const warnings = ['one warning', `a long one ${'w'.repeat(200)}`];

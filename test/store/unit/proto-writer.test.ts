@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { int64Size, varintSize, writeInt64, writeVarint } from '../../../src/store/proto-writer.js';
+import { int64Size, varintSize, writeInt64, writeVarint } from '../../../src/encoding/proto-writer.js';
 
 /** The varint of `n` the plain way: 7 bits at a time, by division. */
 function reference(n: number): number[] {

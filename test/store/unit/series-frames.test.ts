@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesResponse } from '../../../src/gen/thanos/store/rpc.js';
 import { FRAME_TARGET_BYTES, encodeSeriesFrames, encodeWarningFrame } from '../../../src/store/series-frames.js';
-import { writeInt64 } from '../../../src/store/proto-writer.js';
+import { writeInt64 } from '../../../src/encoding/proto-writer.js';
 
 test('a series frame decodes as a thanos.SeriesResponse with labels and raw XOR chunks', () => {
   const labels = ['__name__', 'up', 'région', 'é€😀'];

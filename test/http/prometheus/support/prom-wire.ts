@@ -11,7 +11,7 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { compressSync, uncompressSync } from 'snappy';
-import { threadCodec } from '../../../../src/codec/index.js';
+import { threadCodec } from '../../../../src/chunkenc/index.js';
 import { ChunkedReadResponse, ReadRequest, ReadRequest_ResponseType, WriteRequest } from '../../../../src/gen/prometheus/remote.js';
 import { call, type Answer } from '../../support/http-client.js';
 

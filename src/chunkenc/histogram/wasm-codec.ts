@@ -1,0 +1,177 @@
+import { ChunkEncodeError } from '../errors.js';
+import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
+import type { CounterResetHeader, DecodedHistogramChunk, HistogramChunkCodec } from './codec.js';
+import { wasmHistogramDecodeError } from './errors.js';
+import { counterResetHint, headerFromHint, staleHistogram } from './samples.js';
+import { countSpans } from './spans.js';
+import type { FloatHistogram, Histogram } from './types.js';
+import { getNumbers, getSpans, layoutBytes, layoutChunkBytes, putLayout, putSample } from './wasm-io.js';
+import { FIELD, HIST, threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
+
+// The histogram chunk codecs in WebAssembly (assembly/histogram.ts): one
+// call appends a whole batch of samples or decodes a whole chunk. Samples
+// cross into module memory as flat records (wasm-io.ts).
+
+const STALE_HI = 0x7ff00000;
+const STALE_LO = 2;
+
+/** Checks a batch against the encode contract; returns the chunk's layout (undefined when empty). */
+function checkBatch(histograms: readonly (Histogram | FloatHistogram)[]): ChunkLayout | undefined {
+  if (histograms.length === 0) return undefined;
+  const layout = layoutOf(histograms[0]!);
+  let stale = false;
+  for (let i = 0; i < histograms.length; i++) {
+    const h = histograms[i]!;
+    // Integers are checked by the module, in the same order of samples.
+    checkSample(h, i, i === 0 ? undefined : layout, stale, false);
+    stale = isStaleNaN(h.sum);
+  }
+  return layout;
+}
+
+/** Encodes a batch as one chunk in module memory; returns a copy of its bytes. */
+export function wasmEncode(
+  hw: HistogramWasm, float: boolean, timestamps: BigInt64Array,
+  histograms: readonly (Histogram | FloatHistogram)[], header: CounterResetHeader,
+): Uint8Array {
+  const n = histograms.length;
+  if (timestamps.length !== n) throw new ChunkEncodeError(`${timestamps.length} timestamps but ${n} histograms`);
+  const layout = checkBatch(histograms);
+  const spans = layout === undefined ? 0 : layout.positiveSpans.length + layout.negativeSpans.length;
+  const nb = layout === undefined ? 0 : countSpans(layout.positiveSpans) + countSpans(layout.negativeSpans);
+  const stride = HIST.SAMPLE_FIXED + nb * 8;
+  const cap = 3 + layoutChunkBytes(spans) + n * (HIST.MAX_FIXED_BYTES + nb * HIST.MAX_BUCKET_BYTES) + HIST.SLACK_BYTES + 8;
+  const { fns, state } = hw;
+  const buf = hw.chunk.ensure(cap);
+  const buckets = hw.buckets.ensure(nb * HIST.BUCKET_STATE_SIZE + 16);
+  const input = hw.samples.ensure(n * stride + 16);
+  const lay = hw.layout.ensure(layoutBytes(spans));
+  fns.histAppenderInit(state, buf);
+  if (layout !== undefined) {
+    putLayout(hw.mem.f64(), hw.mem.i32(), lay, layout);
+    fns.histWriteLayout(state, buf, lay, layout.positiveSpans.length, layout.negativeSpans.length);
+    const f64 = hw.mem.f64();
+    const i32 = hw.mem.i32();
+    const tsWords = new Int32Array(timestamps.buffer, timestamps.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const h = histograms[i]!;
+      putSample(f64, i32, input + i * stride, i, tsWords, h, isStaleNaN(h.sum));
+    }
+  }
+  const got = float
+    ? fns.histAppendFloat(state, buckets, buf, cap, input, n)
+    : fns.histAppendInt(state, buckets, buf, cap, input, n);
+  if (got < 0) throw badInteger(-got - HIST.ENCODE_BAD_INT);
+  if (got !== n) throw new Error(`histogram encoder appended ${got} of ${n} samples: capacity bound broken`);
+  const len = fns.histAppenderBytes(state);
+  const out = hw.mem.u8().slice(buf, buf + len);
+  out[0] = n >>> 8;
+  out[1] = n & 0xff;
+  out[2] = (out[2]! & 0b00111111) | (header << 6);
+  return out;
+}
+
+/** The error for a sample the module refused (histAppendInt's check). */
+export function badInteger(index: number): ChunkEncodeError {
+  return new ChunkEncodeError(`histogram chunk: sample ${index} has a count, zero count or bucket delta that is not an integer within ±2^53 (counts non-negative)`);
+}
+
+/** Decodes a whole chunk through module memory. */
+export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array): DecodedHistogramChunk<Histogram> {
+  const kind = float ? 'float histogram' : 'histogram';
+  const { fns, state } = hw;
+  const len = chunk.length;
+  const buf = hw.chunk.ensure(len + HIST.SLACK_BYTES);
+  hw.mem.u8().set(chunk, buf);
+  const count = fns.histDecodeInit(state, buf, len, float ? 1 : 0);
+  if (count < 0) throw wasmHistogramDecodeError(count, 0, kind);
+  const header = fns.histDecodeField(state, FIELD.HEADER) as CounterResetHeader;
+  const timestamps = new BigInt64Array(count);
+  const histograms: Histogram[] = [];
+  if (count === 0) return { timestamps, histograms, header };
+  const nPosSpans = fns.histDecodeField(state, FIELD.POS_SPANS);
+  const nNegSpans = fns.histDecodeField(state, FIELD.NEG_SPANS);
+  const numP = fns.histDecodeField(state, FIELD.NUM_POS);
+  const numN = fns.histDecodeField(state, FIELD.NUM_NEG);
+  const nb = numP + numN;
+  // Every bucket value of a sample takes at least one bit of the chunk; stale markers carry none.
+  const cap = count * HIST.SAMPLE_FIXED + Math.min(len * 8, count * nb) * 8 + 64;
+  const spansAt = hw.layout.ensure((nPosSpans + nNegSpans) * 8 + 8);
+  const buckets = hw.buckets.ensure(nb * HIST.BUCKET_STATE_SIZE + 16);
+  const out = hw.samples.ensure(cap);
+  fns.histDecodeSpans(state, buf, len, spansAt);
+  const got = fns.histDecode(state, buckets, buf, len, out, cap, float ? 1 : 0);
+  if (got < 0) throw wasmHistogramDecodeError(got, fns.histDecodeIndex(state), kind);
+  const f64 = hw.mem.f64();
+  const i32 = hw.mem.i32();
+  const positiveSpans = getSpans(i32, spansAt, nPosSpans);
+  const negativeSpans = getSpans(i32, spansAt + nPosSpans * 8, nNegSpans);
+  const schema = fns.histDecodeField(state, FIELD.SCHEMA);
+  const zeroThreshold = f64[(state + HIST.STATE_ZT) >>> 3]!;
+  const tsWords = new Int32Array(timestamps.buffer);
+  let at = out >>> 3;
+  for (let i = 0; i < count; i++) {
+    tsWords[i * 2] = i32[at * 2]!;
+    tsWords[i * 2 + 1] = i32[at * 2 + 1]!;
+    if (i32[(at + 3) * 2 + 1] === STALE_HI && i32[(at + 3) * 2] === STALE_LO) {
+      histograms.push(staleHistogram(f64[at + 3]!));
+      at += 4;
+      continue;
+    }
+    histograms.push({
+      counterResetHint: counterResetHint(header, i + 1),
+      schema,
+      zeroThreshold,
+      zeroCount: f64[at + 2]!,
+      count: f64[at + 1]!,
+      sum: f64[at + 3]!,
+      positiveSpans: positiveSpans.map((s) => ({ offset: s.offset, length: s.length })),
+      negativeSpans: negativeSpans.map((s) => ({ offset: s.offset, length: s.length })),
+      positiveBuckets: getNumbers(f64, at + 4, numP),
+      negativeBuckets: getNumbers(f64, at + 4 + numP, numN),
+    });
+    at += 4 + nb;
+  }
+  return { timestamps, histograms, header };
+}
+
+/**
+ * Integer histogram chunks (encoding 2) in WebAssembly. Instances share
+ * this thread's module (threadHistogramWasm) unless given one; not for
+ * use across threads.
+ *
+ * @example
+ * const codec = new WasmHistogramCodec();
+ * const chunk = codec.encode(BigInt64Array.of(1000n, 16000n), [h1, h2]);
+ * codec.decode(chunk).histograms; // [h1, h2] as Prometheus' iterator reports them
+ */
+export class WasmHistogramCodec implements HistogramChunkCodec<Histogram> {
+  readonly name = 'wasm';
+  readonly encoding = 2;
+
+  constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
+
+  encode(timestamps: BigInt64Array, histograms: readonly Histogram[], header?: CounterResetHeader): Uint8Array {
+    return wasmEncode(this.hw, false, timestamps, histograms, header ?? headerFromHint(histograms[0]?.counterResetHint));
+  }
+
+  decode(chunk: Uint8Array): DecodedHistogramChunk<Histogram> {
+    return wasmDecode(this.hw, false, chunk);
+  }
+}
+
+/** Float histogram chunks (encoding 3) in WebAssembly. Same contract as WasmHistogramCodec. */
+export class WasmFloatHistogramCodec implements HistogramChunkCodec<FloatHistogram> {
+  readonly name = 'wasm';
+  readonly encoding = 3;
+
+  constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
+
+  encode(timestamps: BigInt64Array, histograms: readonly FloatHistogram[], header?: CounterResetHeader): Uint8Array {
+    return wasmEncode(this.hw, true, timestamps, histograms, header ?? headerFromHint(histograms[0]?.counterResetHint));
+  }
+
+  decode(chunk: Uint8Array): DecodedHistogramChunk<FloatHistogram> {
+    return wasmDecode(this.hw, true, chunk);
+  }
+}

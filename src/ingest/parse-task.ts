@@ -1,0 +1,154 @@
+/**
+ * Remote-write requests parsed in the worker pool: the event loop keeps the
+ * raw bytes and moves them to a worker, which decompresses (HTTP bodies),
+ * parses and validates them into an append batch and moves the batch back.
+ */
+import { uncompressSync } from 'snappy';
+import { threadCodec } from '../chunkenc/index.js';
+import type { HeadWasm } from '../wasm/head.js';
+import type { PoolTask, TaskRunner } from '../pool/task.js';
+import { batchBuffers, bodyBuffers } from '../pool/spare-buffers.js';
+import { movedWith, transferable } from '../pool/transfer.js';
+import { MalformedRequestError, malformedRequest } from '../errors/parse-errors.js';
+import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
+import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
+import { decodeSnappyFramed } from '../grpc/snappy.js';
+
+/** A remote-write request to parse (parse-write.ts). */
+interface ParseWriteMessage {
+  op: 'parseWrite';
+  bytes: Uint8Array;
+  opts: ParseWriteOptions;
+  /**
+   * The bytes are a snappy block (remote write over HTTP), or with
+   * `framed` a snappy-framed stream (gRPC's "snappy"): decompressed first,
+   * up to this many bytes.
+   */
+  snappy?: { maxDecodedBytes: number; framed?: true };
+  /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
+  cache?: SharedArrayBuffer;
+  /** A buffer to write the append batch into when it is large enough (moved; see spare-buffers.ts). */
+  spare?: ArrayBuffer;
+}
+
+/**
+ * What a parseWrite task answers. Errors cross threads as structured clones,
+ * which keep only name, message and stack; a malformed request therefore
+ * comes back as data and is thrown again, typed, on the caller's thread.
+ */
+type ParseWriteAnswer =
+  /** `body`: the request's buffer, moved back for reuse. */
+  | { ok: true; parsed: ParsedWrite; body?: ArrayBuffer }
+  | { ok: false; offset: number; detail: string }
+  /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
+  | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
+
+/** Worker half: parses the request; the answer's batches are moved back, not copied. */
+export const parseWriteTask: PoolTask<ParseWriteMessage> = {
+  op: 'parseWrite',
+  run: parseWrite,
+};
+
+/**
+ * Parses a remote-write request in a worker (see parseWriteRequest in
+ * parse-write.ts for what it checks and answers).
+ *
+ * Ownership: when `bytes` covers its whole ArrayBuffer, that buffer is
+ * moved to the worker and `bytes` is empty (detached) afterwards;
+ * otherwise exactly its bytes are copied (one copy, then moved) and
+ * `bytes`, with the buffer it views, is left as it was. The answer's
+ * batches (floats, histograms, exemplars) were moved back, not copied,
+ * and belong to the caller.
+ *
+ * @throws MalformedRequestError when the bytes are not a valid message.
+ * @throws SnappyBodyError when `body.snappy` is given and the bytes are not
+ *   a snappy block, or announce more than `maxDecodedBytes`.
+ */
+export async function parseWriteInPool(
+  pool: TaskRunner,
+  bytes: Uint8Array,
+  opts: ParseWriteOptions,
+  body: { snappy?: { maxDecodedBytes: number; framed?: true }; cache?: SharedArrayBuffer } = {},
+): Promise<ParsedWrite> {
+  // Cloning a view clones its whole buffer (a Node Buffer may be a slice
+  // of a much larger one): move the buffer only when the view is all of it
+  // or the buffer is one of ours (spare-buffers.ts: no other view shares
+  // it), else copy just the bytes into a buffer of ours and move that.
+  let owned = bytes;
+  if (transferable(bytes).length !== 1 && !(bytes.byteOffset === 0 && bodyBuffers.exclusive(bytes.buffer))) {
+    owned = new Uint8Array(bodyBuffers.takeOrAllocate(bytes.length), 0, bytes.length);
+    owned.set(bytes);
+  }
+  const message: ParseWriteMessage = { op: 'parseWrite', bytes: owned, opts };
+  const moving = [owned.buffer as ArrayBuffer];
+  if (body.snappy !== undefined) message.snappy = body.snappy;
+  if (body.cache !== undefined) message.cache = body.cache;
+  const spare = batchBuffers.take(0);
+  if (spare !== undefined) {
+    message.spare = spare;
+    moving.push(spare);
+  }
+  const answer = await pool.run<ParseWriteAnswer>(message, moving);
+  if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
+  if (answer.body !== undefined) bodyBuffers.give(answer.body);
+  return answer.parsed;
+}
+
+/**
+ * Gives an append batch of a ParsedWrite back once nothing reads it any
+ * more: the pool writes a later batch into it.
+ */
+export function recycleBatch(batch: ArrayBuffer): void {
+  batchBuffers.give(batch);
+}
+
+/** A snappy-framed stream's bytes, or the answer refusing it. */
+function unframe(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
+  try {
+    return decodeSnappyFramed(bytes, maxDecodedBytes);
+  } catch (err) {
+    if (err instanceof RangeError) return { ok: false, snappy: 'resource-exhausted', message: `${err.message} (the most a message may hold)` };
+    return { ok: false, snappy: 'malformed-request', message: (err as Error).message };
+  }
+}
+
+/** A snappy block's bytes, or the answer refusing it. */
+function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
+  try {
+    checkSnappyBlock(bytes, maxDecodedBytes);
+    // copyOutputData: the output lives on the V8 heap, where the worker's
+    // garbage collector sees it. As an external buffer the collector does
+    // not count it, and a worker that allocates little else never runs: the
+    // decoded bodies piled up (about 120 bytes a sample written).
+    return uncompressSync(bytes, { copyOutputData: true }) as Buffer;
+  } catch (err) {
+    const e = err instanceof SnappyBodyError ? err : snappyFailure(err);
+    return { ok: false, snappy: e.kind, message: e.message };
+  }
+}
+
+function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage): unknown {
+  const bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let answer: ParseWriteAnswer & { ok: true };
+  try {
+    // The thread's codec instance of build/strata.wasm also serves the
+    // head's exports (hashEntries for the batch's label hashes).
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm, cache, spare) };
+  } catch (err) {
+    if (!(err instanceof MalformedRequestError)) throw err;
+    return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
+  }
+  // Every batch is moved back, not copied: floats, histograms, exemplars, keys.
+  const { batch, histogramBatch, exemplarBatch, keys } = answer.parsed;
+  const moving = [batch];
+  if (histogramBatch !== undefined) moving.push(histogramBatch);
+  if (exemplarBatch !== undefined) moving.push(exemplarBatch);
+  if (keys !== undefined) moving.push(keys);
+  // The body is read: its buffer goes back for the next one.
+  if (body.buffer instanceof ArrayBuffer && body.buffer.byteLength > 0 && !moving.includes(body.buffer)) {
+    answer.body = body.buffer;
+    moving.push(body.buffer);
+  }
+  return movedWith(answer, moving.length === 1 ? batch : moving);
+}

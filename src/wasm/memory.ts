@@ -1,0 +1,77 @@
+import type { StrataWasm } from './module.js';
+
+/**
+ * Views over a module's memory. Growing the memory detaches earlier views,
+ * so every access goes through `u8()`/`i32()`, which rebuild them then.
+ * A detached view has length 0, which is cheaper to test than fetching
+ * `memory.buffer` on every call.
+ */
+export class WasmMemory {
+  private u8View = new Uint8Array(0);
+  private i32View = new Int32Array(0);
+
+  constructor(readonly wasm: StrataWasm) {}
+
+  u8(): Uint8Array {
+    this.refresh();
+    return this.u8View;
+  }
+
+  i32(): Int32Array {
+    this.refresh();
+    return this.i32View;
+  }
+
+  f64(): Float64Array {
+    this.refresh();
+    return this.f64View;
+  }
+
+  private f64View = new Float64Array(0);
+
+  private refresh(): void {
+    if (this.u8View.length === 0) {
+      const buffer = this.wasm.memory.buffer;
+      this.u8View = new Uint8Array(buffer);
+      this.i32View = new Int32Array(buffer);
+      this.f64View = new Float64Array(buffer);
+    }
+  }
+}
+
+/** A growable block of module memory owned by one JS object. */
+export class WasmBlock {
+  ptr = 0;
+  size = 0;
+
+  constructor(private readonly wasm: StrataWasm, initial = 0) {
+    if (initial > 0) this.ensure(initial);
+  }
+
+  /** Makes the block at least `size` bytes; old contents are not kept. */
+  ensure(size: number): number {
+    if (size > this.size) {
+      if (this.ptr !== 0) this.wasm.free(this.ptr);
+      const rounded = Math.max(64, 2 ** Math.ceil(Math.log2(size)));
+      this.ptr = this.wasm.alloc(rounded);
+      this.size = rounded;
+    }
+    return this.ptr;
+  }
+
+  release(): void {
+    if (this.ptr !== 0) this.wasm.free(this.ptr);
+    this.ptr = 0;
+    this.size = 0;
+  }
+}
+
+/** Copies a typed array's bytes (bit patterns untouched) into module memory. */
+export function copyIn(mem: WasmMemory, ptr: number, src: ArrayBufferView): void {
+  mem.u8().set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), ptr);
+}
+
+/** Copies `byteLength` bytes of module memory at `ptr` into `dst`. */
+export function copyOut(mem: WasmMemory, ptr: number, dst: ArrayBufferView): void {
+  new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(mem.u8().subarray(ptr, ptr + dst.byteLength));
+}
