@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../config/usage-error.js';
 import { parseDuration } from '../config/duration-flag.js';
 import { parseBytes } from '../config/bytes.js';
+import { parseHostPort, type HostPort } from '../config/host-port.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';
@@ -49,11 +50,6 @@ export interface ServeConfig {
   tsdb: TsdbConfig;
   /** Exemplars kept in the circular exemplar store (--tsdb.max-exemplars); 0: none. */
   maxExemplars: number;
-}
-
-export interface HostPort {
-  host: string;
-  port: number;
 }
 
 export const serveOptions = {
@@ -123,13 +119,6 @@ ${tsdbHelp}
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Parses `host:port`, `[v6]:port` or `:port`. */
-export function parseHostPort(flag: string, value: string): HostPort {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]*)):(\d{1,5})$/.exec(value);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new UsageError(`--${flag}: '${value}' is not HOST:PORT with a port from 0 to 65535`);
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
-}
-
 function parseLabel(value: string): [string, string] {
   const eq = value.indexOf('=');
   const name = eq < 0 ? value : value.slice(0, eq);

@@ -2,7 +2,8 @@ import { openStrata } from '../lib/strata.js';
 import type { StrataOptions } from '../lib/options.js';
 import { createLogger, type Logger } from './logger.js';
 import { stopSignal } from './stop-signal.js';
-import type { HostPort, ServeConfig } from './serve-options.js';
+import type { HostPort } from '../config/host-port.js';
+import type { ServeConfig } from './serve-options.js';
 
 /**
  * Test hook: milliseconds to wait, once HTTP listens, before the engine

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../config/usage-error.js';
-import { count, objstoreConfig, parseHostPort, positiveDuration, tlsOptions, type Env, type HostPort, type ServeConfig } from './serve-options.js';
+import { parseHostPort, type HostPort } from '../config/host-port.js';
+import { count, objstoreConfig, positiveDuration, tlsOptions, type Env, type ServeConfig } from './serve-options.js';
 
 /** Everything `strata sidecar` is configured with (Thanos sidecar's flag names). */
 export interface SidecarConfig {

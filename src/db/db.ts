@@ -29,7 +29,6 @@ import { HistogramRecordWriter } from '../record/histogram-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
-import { SeriesCache } from '../ingest/series-cache.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -91,8 +90,6 @@ const READ_DRAIN_TIMEOUT_MS = 5 * 60_000;
  */
 export class Db {
   readonly head: Head;
-  /** Remote-write series by the key of their raw label bytes, shared with the pool (src/ingest/series-cache.ts). */
-  readonly seriesCache = new SeriesCache();
   /** Exemplars from remote write: bounded, logged to the WAL, replayed on open (src/exemplars). */
   readonly exemplars: ExemplarStore;
   /** Metric metadata from remote write, in memory only (src/metadata). */
@@ -144,7 +141,6 @@ export class Db {
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.rangeMs = opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS;
     this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs });
-    this.head.onRelease = (ids) => this.seriesCache.released(ids, this.head);
     this.oooWindowMs = opts.outOfOrderWindowMs ?? 0;
     this.tooFarMs = opts.tooFarInFutureMs ?? 0;
     this.now = opts.now ?? Date.now;
@@ -171,7 +167,6 @@ export class Db {
       db.floor = r.floor;
       db.recomputeHeadTimes();
       db.advanceFloor();
-      db.seriesCache.reserve(db.head.seriesCount);
     } catch (err) {
       db.unlock();
       throw err;

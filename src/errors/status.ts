@@ -1,5 +1,4 @@
 import { status } from '@grpc/grpc-js';
-import { InvalidMatcherError } from '../index/index.js';
 
 /**
  * The one table from internal errors to gRPC codes and HTTP statuses.
@@ -23,7 +22,6 @@ const INTERNAL = { grpc: status.INTERNAL, http: 500 };
 
 /** The error's kind, as the table knows it. */
 export function errorKind(err: unknown): string | undefined {
-  if (err instanceof InvalidMatcherError) return 'invalid-argument';
   const kind = (err as { kind?: unknown } | null)?.kind;
   return typeof kind === 'string' && kind in TABLE ? kind : undefined;
 }

@@ -8,7 +8,6 @@
  * tenant label included as stored.
  */
 import type { ExemplarData, ExemplarsRequest } from '../gen/thanos/exemplars/rpc.js';
-import type { ExemplarsInfo } from '../gen/thanos/info/rpc.js';
 import type { Label } from '../gen/thanos/store/labels.js';
 import { parseSelector } from '../index/selector.js';
 import { compareLabels } from '../index/index.js';
@@ -17,8 +16,6 @@ import type { ExternalLabels } from '../store/external-labels.js';
 import { exemplarLabelsOf, type ExemplarStore } from '../exemplars/exemplar-store.js';
 import { seriesMatcher } from '../index/series-matcher.js';
 
-const MAX_I64 = 9223372036854775807n;
-const MIN_I64 = -9223372036854775808n;
 
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
@@ -68,16 +65,4 @@ export class ExemplarsApi {
       }),
     }));
   }
-
-}
-
-/**
- * Info's `exemplars` for a store: the times of the oldest and newest
- * exemplar held; min > max while there is none (Thanos Receive answers
- * zeros, and Thanos Query does not read them).
- */
-export function exemplarsInfo(store: ExemplarStore): ExemplarsInfo {
-  const range = store.timeRange();
-  if (range === undefined) return { minTime: MAX_I64, maxTime: MIN_I64 };
-  return { minTime: BigInt(range.min), maxTime: BigInt(range.max) };
 }

@@ -25,7 +25,8 @@
  * the byte 0x00. Strata's parser skips unknown fields (parse-write.ts).
  */
 
-import { isStillFramed, snappyFramedLength } from './snappy.js';
+import { snappyFramedLength } from '../encoding/snappy-framed.js';
+import { isStillFramed } from './snappy.js';
 
 /** gRPC's message prefix: compressed flag (1 byte) and length (4 bytes, big-endian). */
 const GRPC_PREFIX_BYTES = 5;

@@ -4,8 +4,6 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
-import type { Db } from '../db/db.js';
-import type { CodecPool } from '../pool/codec-pool.js';
 import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
 import type { LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../gen/thanos/store/rpc.js';
 import { InfoService } from '../gen/thanos/info/rpc.js';
@@ -21,9 +19,8 @@ import { movableMessage, type MessageBytes } from './message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './stream-adapter.js';
 import { callTimer, type OnCall } from './telemetry.js';
 import { encodeLabelsResponse } from './label-response.js';
-import { remoteWrite } from '../ingest/writer.js';
+import type { Writer } from '../ingest/writer.js';
 import type { StoreApi } from '../store/store-api.js';
-import type { WriteAdmission } from '../ingest/limits/write-limiter.js';
 import { engineStoreApi, type StoreApiConfig } from '../store/store-stack.js';
 
 export interface GrpcTls {
@@ -65,8 +62,6 @@ export interface StoreServerOptions {
 /** `strata serve`'s gRPC server: the listener, and the engine's Store API configuration. */
 export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'seriesPath' | 'exemplars' | 'metadata'> {
   store: StoreApiConfig;
-  /** The write limits RemoteWrite goes through (src/write-limits); none when absent. */
-  writeLimits?: WriteAdmission;
 }
 
 export interface RunningGrpcServer {
@@ -88,18 +83,18 @@ const MAX_FRAMED_DECODED = 1 << 30;
 
 /**
  * `strata serve`'s gRPC server: the engine's Store API (store-stack.ts)
- * and its RemoteWrite.
+ * and its RemoteWrite, through the one Writer (src/ingest/writer.ts).
  */
-export function startGrpcServer(db: Db, pool: CodecPool, opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const { store, writeLimits, ...server } = opts;
-  const writeOpts = { dialect: 'thanos', tenantLabel: store.tenantLabel, ...(writeLimits === undefined ? {} : { limits: writeLimits }) } as const;
+export function startGrpcServer(writer: Writer, opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const { store, ...server } = opts;
+  const db = writer.db;
   return serveStoreApi(engineStoreApi(db, store, instantiateHeadWasm()), {
     ...server,
     exemplars: new ExemplarsApi(() => db.exemplars, store.externalLabels),
     metadata: new MetadataApi(() => db.metadata),
     remoteWrite: async ({ bytes, size, framed }) => {
       const snappy = framed === undefined ? {} : { snappy: { maxDecodedBytes: server.maxRecvBytes < 0 ? MAX_FRAMED_DECODED : server.maxRecvBytes, framed } };
-      const outcome = await remoteWrite(db, pool, bytes, { ...writeOpts, size, ...snappy });
+      const outcome = await writer.write(bytes, { dialect: 'thanos', size, ...snappy });
       if (outcome.error !== undefined) throw outcome.error;
     },
   });

@@ -1,6 +1,8 @@
 /** Thrown for a matcher that cannot be used: a bad regular expression or an unknown type. */
 export class InvalidMatcherError extends Error {
   override readonly name = 'InvalidMatcherError';
+  /** InvalidArgument / HTTP 400 (src/errors/status.ts). */
+  readonly kind = 'invalid-argument';
   constructor(
     /** The offending pattern or value, as the request gave it. */
     readonly pattern: string,

@@ -7,12 +7,12 @@ import { uncompressSync } from 'snappy';
 import { threadCodec } from '../chunkenc/index.js';
 import type { HeadWasm } from '../wasm/head.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
-import { batchBuffers, bodyBuffers } from '../pool/spare-buffers.js';
+import { batchBuffers, bodyBuffers, bodyBytes } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from '../errors/parse-errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
-import { decodeSnappyFramed } from '../grpc/snappy.js';
+import { decodeSnappyFramed } from '../encoding/snappy-framed.js';
 
 /** A remote-write request to parse (parse-write.ts). */
 interface ParseWriteMessage {
@@ -105,7 +105,7 @@ export function recycleBatch(batch: ArrayBuffer): void {
 /** A snappy-framed stream's bytes, or the answer refusing it. */
 function unframe(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | ParseWriteAnswer {
   try {
-    return decodeSnappyFramed(bytes, maxDecodedBytes);
+    return decodeSnappyFramed(bytes, maxDecodedBytes, bodyBytes);
   } catch (err) {
     if (err instanceof RangeError) return { ok: false, snappy: 'resource-exhausted', message: `${err.message} (the most a message may hold)` };
     return { ok: false, snappy: 'malformed-request', message: (err as Error).message };

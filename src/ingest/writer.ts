@@ -1,7 +1,14 @@
+/**
+ * The one Writer: every way samples get into the engine (HTTP remote
+ * write 1.0 and 2.0, gRPC RemoteWrite, the library's append) hands it the
+ * request's bytes, as Thanos Receive's handlers all call pkg/receive's
+ * Writer. It applies the write limits, parses in the worker pool, keeps
+ * the series cache, appends, and names what was refused.
+ */
 import type { Db } from '../db/db.js';
 import { joinRejections, rejectionError } from './rejections.js';
 import { viewAppendBatch } from '../record/sample-batch.js';
-import type { CodecPool } from '../pool/codec-pool.js';
+import type { TaskRunner } from '../pool/task.js';
 import { writeRequestTenant } from './parse/parse-write.js';
 import { parseWriteInPool, recycleBatch } from './parse-task.js';
 import type { ParsedWrite } from './parse/parse-write.js';
@@ -11,6 +18,7 @@ import { snappyDecodedLength } from '../encoding/snappy-block.js';
 import type { WriteAdmission } from './limits/write-limiter.js';
 import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
 import { invalidArgument } from '../errors/request-errors.js';
+import { SeriesCache } from './series-cache.js';
 
 /**
  * What a remote write stored, and what it refused (the error to answer
@@ -26,51 +34,17 @@ export interface WriteOutcome {
   error?: Error;
 }
 
-/**
- * One remote-write request, from raw bytes: parsed in the pool (labels
- * validated, tenant label merged, hashes computed), appended by the engine
- * on this thread. Valid series are written even when others are refused.
- * Native histograms (an integer or a float one per sample) go to the head
- * after the float samples, as Thanos Receive appends a series' samples
- * before its histograms. Refusals: invalid label sets and histograms that
- * fail Prometheus' checks are InvalidArgument, naming the first series and
- * what was wrong; sample conflicts (floats and histograms alike)
- * AlreadyExists (when both happen, InvalidArgument, the one retrying
- * cannot fix, names both).
- *
- * Exemplars go to the exemplar store once the samples are appended (their
- * series must be in the head, as in Prometheus); metadata to the metadata
- * store. Remote write 2.0 also refuses (InvalidArgument) series with
- * neither samples nor histograms, and exemplars with invalid references,
- * out of order, with labels too long or of a series not held; 1.0 drops
- * such exemplars silently, as Prometheus and Thanos Receive do.
- *
- * With `limits`, the write first goes through them (src/write-limits:
- * memory, concurrency, the tenant's head series and request size before
- * parsing where the tenant is known, series and samples after parsing);
- * a write they refuse throws their error and stores nothing.
- */
-export async function remoteWrite(
-  db: Db,
-  pool: CodecPool,
-  bytes: Uint8Array,
-  opts: WriteOptions,
-): Promise<WriteOutcome> {
-  const limits = opts.limits;
-  if (limits === undefined) return write(db, pool, bytes, opts, undefined);
-  // Over gRPC the tenant is in the message: read it only to name a refused write's tenant.
-  limits.enter(() => opts.tenant ?? writeRequestTenant(bytes));
-  try {
-    return await write(db, pool, bytes, opts, limits);
-  } finally {
-    limits.leave();
-  }
+/** What every write of one Writer shares. */
+export interface WriterOptions {
+  /** --tenant-label-name: the label every series gets its tenant in. */
+  tenantLabel: string;
+  /** The write limits to apply (none when absent). */
+  limits?: WriteAdmission;
 }
 
 /** How to take one remote write. */
 export interface WriteOptions {
   dialect: 'thanos' | 'prometheus' | 'prometheus-v2';
-  tenantLabel: string;
   /** The tenant from outside the message (HTTP's THANOS-TENANT header); the message's own when undefined. */
   tenant?: string;
   /**
@@ -79,91 +53,153 @@ export interface WriteOptions {
    * the pool first, up to this size.
    */
   snappy?: { maxDecodedBytes: number; framed?: true };
-  /** The write limits to apply (none when absent). */
-  limits?: WriteAdmission;
   /**
    * The request's size as received, when `bytes` is longer: a gRPC
    * message handed over behind a field the parser skips
-   * (message-bytes.ts). Default: `bytes.length`.
+   * (src/grpc/message-bytes.ts). Default: `bytes.length`.
    */
   size?: number;
 }
 
-async function write(db: Db, pool: CodecPool, bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
-  const { snappy, limits: _limits, size: given, ...parseOpts } = opts;
-  // The pool may take the bytes' buffer: measure them first.
-  const size = given ?? bytes.length;
-  if (limits !== undefined && opts.tenant !== undefined) {
-    const decoded = snappy === undefined || snappy.framed ? -1 : snappyDecodedLength(bytes);
-    limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
+/**
+ * Writes remote-write requests into one engine. One Writer per Db: it
+ * owns the series cache, which follows the head's series (the head tells
+ * it which it drops).
+ *
+ * @example
+ * const writer = new Writer(db, pool, { tenantLabel: 'tenant_id' });
+ * const outcome = await writer.write(body, { dialect: 'prometheus', snappy: { maxDecodedBytes: 256 << 20 } });
+ * if (outcome.error !== undefined) throw outcome.error;
+ */
+export class Writer {
+  /** Remote-write series by the key of their raw label bytes, shared with the pool (series-cache.ts). */
+  readonly seriesCache = new SeriesCache();
+
+  constructor(readonly db: Db, private readonly pool: TaskRunner, private readonly opts: WriterOptions) {
+    const head = db.head;
+    head.onRelease = (ids) => this.seriesCache.released(ids, head);
+    // After a restart, sized for the series the head already holds.
+    this.seriesCache.reserve(head.seriesCount);
   }
-  const cache = db.seriesCache;
-  const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
-  const ticket = cache.begin();
-  let parsed: ParsedWrite;
-  let batch: ArrayBuffer;
-  let result: AppendResult | undefined;
-  try {
-    parsed = await parseWriteInPool(pool, bytes, parseOpts, snappy === undefined ? { cache: ticket.table } : { snappy, cache: ticket.table });
-    if (limits !== undefined) {
-      if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
-      limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
+
+  /**
+   * One remote-write request, from raw bytes: parsed in the pool (labels
+   * validated, tenant label merged, hashes computed), appended by the
+   * engine on this thread. Valid series are written even when others are
+   * refused. Native histograms (an integer or a float one per sample) go
+   * to the head after the float samples, as Thanos Receive appends a
+   * series' samples before its histograms. Refusals: invalid label sets
+   * and histograms that fail Prometheus' checks are InvalidArgument,
+   * naming the first series and what was wrong; sample conflicts (floats
+   * and histograms alike) AlreadyExists (when both happen,
+   * InvalidArgument, the one retrying cannot fix, names both).
+   *
+   * Exemplars go to the exemplar store once the samples are appended
+   * (their series must be in the head, as in Prometheus); metadata to the
+   * metadata store. Remote write 2.0 also refuses (InvalidArgument) series
+   * with neither samples nor histograms, and exemplars with invalid
+   * references, out of order, with labels too long or of a series not
+   * held; 1.0 drops such exemplars silently, as Prometheus and Thanos
+   * Receive do.
+   *
+   * With limits, the write first goes through them (src/ingest/limits:
+   * memory, concurrency, the tenant's head series and request size before
+   * parsing where the tenant is known, series and samples after parsing);
+   * a write they refuse throws their error and stores nothing.
+   *
+   * Ownership of `bytes`: see parseWriteInPool (its buffer may be moved
+   * to a worker and detached here).
+   */
+  async write(bytes: Uint8Array, opts: WriteOptions): Promise<WriteOutcome> {
+    const limits = this.opts.limits;
+    if (limits === undefined) return this.take(bytes, opts, undefined);
+    // Over gRPC the tenant is in the message: read it only to name a refused write's tenant.
+    limits.enter(() => opts.tenant ?? writeRequestTenant(bytes));
+    try {
+      return await this.take(bytes, opts, limits);
+    } finally {
+      limits.leave();
     }
-    cache.hits += parsed.refEntries;
-    batch = parsed.batch;
-    const entries = viewAppendBatch(batch).entries;
-    // Entries given by labels may each create a series (several µs with
-    // its postings): many of them are appended in steps, each in a turn
-    // of the event loop with time to spare, so that no turn is held long.
-    const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
-    const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
-    for (let from = 0; from < entries; from += step) {
-      const wait = appendTurns.take();
-      if (wait !== undefined) await wait;
-      // Every ref is checked before each step: series may have been dropped meanwhile.
-      if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
-      const to = Math.min(entries, from + step);
-      const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
-      result = result === undefined ? r : addAppendResults(result, r);
+  }
+
+  private async take(bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
+    const db = this.db;
+    const { snappy, size: given, ...rest } = opts;
+    const parseOpts = { ...rest, tenantLabel: this.opts.tenantLabel };
+    // The pool may take the bytes' buffer: measure them first.
+    const size = given ?? bytes.length;
+    if (limits !== undefined && opts.tenant !== undefined) {
+      const decoded = snappy === undefined || snappy.framed ? -1 : snappyDecodedLength(bytes);
+      limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
     }
-    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
-  } finally {
-    cache.end(ticket);
+    const cache = this.seriesCache;
+    const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
+    const ticket = cache.begin();
+    let parsed: ParsedWrite;
+    let batch: ArrayBuffer;
+    let result: AppendResult | undefined;
+    try {
+      parsed = await parseWriteInPool(this.pool, bytes, parseOpts, snappy === undefined ? { cache: ticket.table } : { snappy, cache: ticket.table });
+      if (limits !== undefined) {
+        if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
+        limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
+      }
+      cache.hits += parsed.refEntries;
+      batch = parsed.batch;
+      const entries = viewAppendBatch(batch).entries;
+      // Entries given by labels may each create a series (several µs with
+      // its postings): many of them are appended in steps, each in a turn
+      // of the event loop with time to spare, so that no turn is held long.
+      const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
+      const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
+      for (let from = 0; from < entries; from += step) {
+        const wait = appendTurns.take();
+        if (wait !== undefined) await wait;
+        // Every ref is checked before each step: series may have been dropped meanwhile.
+        if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
+        const to = Math.min(entries, from + step);
+        const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
+        result = result === undefined ? r : addAppendResults(result, r);
+      }
+      if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
+    } finally {
+      cache.end(ticket);
+    }
+    // Rejections are named from the batch: it is given back once they are.
+    const rejectedFloats = result === undefined ? undefined : rejectionError(result, batch, labelsOf);
+    recycleBatch(parsed.batch);
+    const hBatch = parsed.histogramBatch;
+    const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
+    const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
+    if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
+    const v2 = opts.dialect === 'prometheus-v2';
+    const problems: string[] = [];
+    if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
+    if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
+    if (parsed.invalidHistograms > 0) problems.push(`${parsed.invalidHistograms} invalid native histograms (first: ${parsed.firstInvalidHistogram})`);
+    if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
+    // 2.0 may not answer 2xx while anything sent was not written; 1.0 drops
+    // such exemplars silently, as Prometheus and Thanos Receive do.
+    if (v2 && exemplars !== undefined) {
+      if (exemplars.outOfOrder > 0) problems.push(`${exemplars.outOfOrder} out of order exemplars (first: ${exemplars.firstOutOfOrder})`);
+      if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
+      if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
+    }
+    const rejected = joinRejections(
+      rejectedFloats,
+      hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf),
+    );
+    const written = {
+      samples: result === undefined ? 0 : result.appended + result.ignored,
+      histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,
+      exemplars: exemplars?.written ?? 0,
+    };
+    if (problems.length > 0) {
+      if (rejected !== undefined) problems.push(rejected.message);
+      return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
+    }
+    return rejected === undefined ? written : { ...written, error: rejected };
   }
-  // Rejections are named from the batch: it is given back once they are.
-  const rejectedFloats = result === undefined ? undefined : rejectionError(result, batch, labelsOf);
-  recycleBatch(parsed.batch);
-  const hBatch = parsed.histogramBatch;
-  const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
-  const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
-  if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
-  const v2 = opts.dialect === 'prometheus-v2';
-  const problems: string[] = [];
-  if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
-  if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
-  if (parsed.invalidHistograms > 0) problems.push(`${parsed.invalidHistograms} invalid native histograms (first: ${parsed.firstInvalidHistogram})`);
-  if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
-  // 2.0 may not answer 2xx while anything sent was not written; 1.0 drops
-  // such exemplars silently, as Prometheus and Thanos Receive do.
-  if (v2 && exemplars !== undefined) {
-    if (exemplars.outOfOrder > 0) problems.push(`${exemplars.outOfOrder} out of order exemplars (first: ${exemplars.firstOutOfOrder})`);
-    if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
-    if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
-  }
-  const rejected = joinRejections(
-    rejectedFloats,
-    hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf),
-  );
-  const written = {
-    samples: result === undefined ? 0 : result.appended + result.ignored,
-    histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,
-    exemplars: exemplars?.written ?? 0,
-  };
-  if (problems.length > 0) {
-    if (rejected !== undefined) problems.push(rejected.message);
-    return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
-  }
-  return rejected === undefined ? written : { ...written, error: rejected };
 }
 
 /** Entries appended at a time when a write may create many series. */

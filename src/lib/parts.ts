@@ -19,12 +19,13 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HostPort } from '../cli/serve-options.js';
+import type { HostPort } from '../config/host-port.js';
 import { threadCodec } from '../chunkenc/index.js';
 import { Db } from '../db/db.js';
 import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
 import { Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
-import { metricsRoute, StrataMetrics } from '../metrics/index.js';
+import { metricsRoute } from '../http/metrics-route.js';
+import { StrataMetrics } from '../metrics/index.js';
 import { openBucket } from '../objstore/index.js';
 import { CodecPool } from '../pool/codec-pool.js';
 import { openRecordStore, type RecordStore } from '../docstore/index.js';
@@ -32,6 +33,7 @@ import { Shipper } from '../shipper/shipper.js';
 import { ExternalLabels } from '../store/external-labels.js';
 import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.js';
 import { startWriteLimits, type RunningWriteLimits } from '../ingest/limits/index.js';
+import { Writer } from '../ingest/writer.js';
 import type { Stage } from './error-map.js';
 import { asPino } from './logger.js';
 import type { ResolvedOptions } from './resolve-options.js';
@@ -55,6 +57,8 @@ export interface StartHooks {
 export interface Parts {
   readonly config: ResolvedOptions;
   readonly db: Db;
+  /** Every write goes through it (src/ingest/writer.ts). */
+  readonly writer: Writer;
   readonly pool: CodecPool;
   readonly limits: RunningWriteLimits;
   readonly metrics: StrataMetrics;
@@ -85,7 +89,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log), writeLimits: limits.limiter,
+    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
   });
   let http: Parts['http'];
   if (config.httpAddress !== undefined) {
@@ -100,6 +104,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   }
 
   let db: Db | undefined;
+  let writer: Writer | undefined;
   let shipper: Shipper | undefined;
   let grpc: Parts['grpc'];
   let records: RecordStore | undefined;
@@ -138,10 +143,12 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       log,
     });
     await shipper?.start();
+    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, limits: limits.limiter });
     metrics.watchDb(db);
+    metrics.watchWriter(writer);
     if (config.grpcAddress !== undefined) {
       stage = 'listen-grpc';
-      grpc = { server: await startGrpc(config, config.grpcAddress, db, pool, metrics, limits), host: config.grpcAddress.host };
+      grpc = { server: await startGrpc(config, config.grpcAddress, writer, metrics), host: config.grpcAddress.host };
       stage = 'open';
     }
     if (http !== undefined) records = await openResources(config, router);
@@ -156,15 +163,13 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
     await pool.close();
     throw failed(err, stage);
   }
-  readiness.markReady(db);
-  return { config, db, pool, limits, metrics, readiness, router, shipper, http, grpc, records };
+  readiness.markReady(db, writer);
+  return { config, db, writer, pool, limits, metrics, readiness, router, shipper, http, grpc, records };
 }
 
 /** Starts the gRPC listener on `at` (Store API, WriteableStore, Info, Exemplars, Metadata, health, reflection). */
-export function startGrpc(
-  config: ResolvedOptions, at: HostPort, db: Db, pool: CodecPool, metrics: StrataMetrics, limits: RunningWriteLimits,
-): Promise<RunningGrpcServer> {
-  return startGrpcServer(db, pool, {
+export function startGrpc(config: ResolvedOptions, at: HostPort, writer: Writer, metrics: StrataMetrics): Promise<RunningGrpcServer> {
+  return startGrpcServer(writer, {
     host: at.host,
     port: at.port,
     maxRecvBytes: config.grpcMaxRecvBytes,
@@ -178,7 +183,6 @@ export function startGrpc(
     },
     log: config.log,
     onCall: metrics.onGrpcCall,
-    writeLimits: limits.limiter,
   });
 }
 
@@ -202,10 +206,10 @@ export async function openResources(config: ResolvedOptions, router: Router): Pr
  * started with the store). The caller checked that neither runs yet.
  */
 export async function listenOn(parts: Parts, grpcAt: HostPort | undefined, httpAt: HostPort | undefined, failed: (err: unknown, stage: Stage) => unknown): Promise<void> {
-  const { config, db, pool, metrics, limits, router, readiness } = parts;
+  const { config, writer, metrics, router, readiness } = parts;
   if (grpcAt !== undefined) {
     try {
-      parts.grpc = { server: await startGrpc(config, grpcAt, db, pool, metrics, limits), host: grpcAt.host };
+      parts.grpc = { server: await startGrpc(config, grpcAt, writer, metrics), host: grpcAt.host };
     } catch (err) {
       throw failed(err, 'listen-grpc');
     }

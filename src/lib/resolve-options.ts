@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { parseBytes } from '../config/bytes.js';
-import { parseHostPort, type HostPort } from '../cli/serve-options.js';
+import { parseHostPort, type HostPort } from '../config/host-port.js';
 import { UsageError } from '../config/usage-error.js';
 import { parseModelDuration } from '../config/duration.js';
 import { DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS } from '../db/options.js';

@@ -7,7 +7,6 @@ import { DEFAULT_TENANT } from '../ingest/parse/index.js';
 import { instantiateHeadWasm } from '../wasm/head.js';
 import { EngineSource } from '../store/engine-source.js';
 import { ExternalLabels } from '../store/external-labels.js';
-import { remoteWrite } from '../ingest/writer.js';
 import { decorateSource } from '../store/store-stack.js';
 import type { LabelNamesQuery, SeriesSet, StoreSource } from '../store/store-source.js';
 import { MatchType, type LabelMatcher } from '../index/index.js';
@@ -168,10 +167,7 @@ export class Strata {
       const tenant = options.tenant;
       if (tenant !== undefined && typeof tenant !== 'string') throw new InvalidArgumentError('tenant: expected a string');
       const bytes = encodeWriteRequest(series);
-      const { config, db, pool, limits } = this.#parts;
-      const outcome = await remoteWrite(db, pool, bytes, {
-        dialect: 'prometheus', tenantLabel: config.tenantLabelName, tenant: tenant || DEFAULT_TENANT, limits: limits.limiter,
-      });
+      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || DEFAULT_TENANT });
       if (outcome.error !== undefined) {
         const err = publicError(outcome.error);
         err.written = outcome.samples + outcome.histograms;

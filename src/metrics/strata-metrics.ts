@@ -52,6 +52,14 @@ export interface StrataMetricsOptions {
   ready: () => boolean;
 }
 
+/** What the metrics read of the Writer's series cache (src/ingest/series-cache.ts). */
+export interface SeriesCacheStats {
+  readonly size: number;
+  readonly bytes: number;
+  readonly hits: number;
+  readonly misses: number;
+}
+
 const PREFIX = 'strata_';
 const QUANTILES = [['0.5', 'p50'], ['0.9', 'p90'], ['0.99', 'p99']] as const;
 
@@ -67,6 +75,7 @@ function grpcCodeName(code: number): string {
 export class StrataMetrics {
   readonly registry = new Registry();
   private db: Db | undefined;
+  private cache: SeriesCacheStats | undefined;
   private pool: PoolStatsSource | undefined;
   private shipper: ShipperSource | undefined;
   private sidecar: SidecarStateSource | undefined;
@@ -82,6 +91,7 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}ready`, '1 once the server is ready (the engine open, both listeners up), 0 before and while stopping.', 'gauge', () => one(opts.ready() ? 1 : 0));
 
     const fromDb = (read: (db: Db) => MetricValue[]) => () => (this.db === undefined ? [] : read(this.db));
+    const fromCache = (read: (c: SeriesCacheStats) => MetricValue[]) => () => (this.cache === undefined ? [] : read(this.cache));
     registerSampled(r, `${PREFIX}samples_ingested_total`, 'Samples stored by the engine since start.', 'counter', fromDb((db) => one(db.counters.samplesAppended)));
     registerSampled(r, `${PREFIX}samples_ignored_total`, 'Samples written again with the same timestamp and value: accepted, stored once.', 'counter', fromDb((db) => one(db.counters.samplesIgnored)));
     registerSampled(r, `${PREFIX}histogram_samples_ingested_total`, 'Native histogram samples stored by the engine since start.', 'counter', fromDb((db) => one(db.counters.histogramsAppended)));
@@ -96,10 +106,10 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}head_out_of_order_samples`, 'Samples in the out-of-order head, not yet written into blocks.', 'gauge', fromDb((db) => one(db.oooSamples)));
     registerSampled(r, `${PREFIX}series_created_total`, 'Series created in the head since start.', 'counter', fromDb((db) => one(db.counters.seriesCreated)));
     registerSampled(r, `${PREFIX}head_series`, 'Series in the head.', 'gauge', fromDb((db) => one(db.seriesCount)));
-    registerSampled(r, `${PREFIX}series_cache_series`, 'Remote-write series the series cache finds by the key of their raw label bytes.', 'gauge', fromDb((db) => one(db.seriesCache.size)));
-    registerSampled(r, `${PREFIX}series_cache_bytes`, 'Bytes of the series cache table (shared with the pool).', 'gauge', fromDb((db) => one(db.seriesCache.bytes)));
-    registerSampled(r, `${PREFIX}series_cache_hits_total`, 'Remote-write series found in the series cache (their labels neither read nor checked again).', 'counter', fromDb((db) => one(db.seriesCache.hits)));
-    registerSampled(r, `${PREFIX}series_cache_misses_total`, 'Remote-write series not found in the series cache (read in full, then learned).', 'counter', fromDb((db) => one(db.seriesCache.misses)));
+    registerSampled(r, `${PREFIX}series_cache_series`, 'Remote-write series the series cache finds by the key of their raw label bytes.', 'gauge', fromCache((c) => one(c.size)));
+    registerSampled(r, `${PREFIX}series_cache_bytes`, 'Bytes of the series cache table (shared with the pool).', 'gauge', fromCache((c) => one(c.bytes)));
+    registerSampled(r, `${PREFIX}series_cache_hits_total`, 'Remote-write series found in the series cache (their labels neither read nor checked again).', 'counter', fromCache((c) => one(c.hits)));
+    registerSampled(r, `${PREFIX}series_cache_misses_total`, 'Remote-write series not found in the series cache (read in full, then learned).', 'counter', fromCache((c) => one(c.misses)));
     // Exemplars and metadata (src/exemplars, src/metadata), as Prometheus' prometheus_tsdb_exemplar_* tell them.
     registerSampled(r, `${PREFIX}exemplars_appended_total`, 'Exemplars stored in the exemplar store since start (WAL replay included).', 'counter', fromDb((db) => one(db.exemplars.addedTotal)));
     registerSampled(r, `${PREFIX}exemplars_out_of_order_total`, 'Exemplars refused as older than their series\' newest.', 'counter', fromDb((db) => one(db.exemplars.outOfOrderTotal)));
@@ -160,6 +170,11 @@ export class StrataMetrics {
   /** The engine's counters and sizes are reported from now on. */
   watchDb(db: Db): void {
     this.db = db;
+  }
+
+  /** The Writer's series cache is reported from now on. */
+  watchWriter(writer: { readonly seriesCache: SeriesCacheStats }): void {
+    this.cache = writer.seriesCache;
   }
 
   /** The pool's state is reported from now on. */

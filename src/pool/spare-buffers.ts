@@ -64,3 +64,11 @@ export class SpareBuffers {
 export const bodyBuffers = new SpareBuffers();
 /** This thread's spare append-batch buffers (given to the workers with each parse task). */
 export const batchBuffers = new SpareBuffers();
+
+/**
+ * `n` bytes for a decoded request body: from bodyBuffers from 16 KiB on
+ * (large bodies come and go at the request rate), else a new Buffer.
+ */
+export function bodyBytes(n: number): Buffer {
+  return n >= 16 * 1024 ? Buffer.from(bodyBuffers.takeOrAllocate(n), 0, n) : Buffer.allocUnsafe(n);
+}

@@ -22,8 +22,12 @@ export type StoreComponent = 'receive' | 'sidecar' | 'store';
  * and thanos.Metadata only where Info sets `exemplars` and `metric_metadata`.
  */
 export interface OtherApis {
-  /** thanos.Exemplars is served; Info's `exemplars` as this answers it. */
-  exemplars?: () => ExemplarsInfo;
+  /**
+   * thanos.Exemplars is served; Info's `exemplars` are the times of the
+   * oldest and newest exemplar held (undefined while none is: min > max,
+   * where Thanos Receive answers zeros and Thanos Query reads neither).
+   */
+  exemplars?: () => { min: number; max: number } | undefined;
   /** thanos.Metadata is served. */
   metricMetadata?: boolean;
 }
@@ -147,7 +151,7 @@ export class StoreApi {
       ComponentType: this.component,
       // Sharding and without_replica_labels are the decorators' (store-stack.ts), whatever the source.
       store: { minTime, maxTime, supportsSharding: true, supportsWithoutReplicaLabels: true, tsdbInfos: [] },
-      ...(this.others.exemplars === undefined ? {} : { exemplars: this.others.exemplars() }),
+      ...(this.others.exemplars === undefined ? {} : { exemplars: exemplarsInfo(this.others.exemplars()) }),
       ...(this.others.metricMetadata === true ? { metricMetadata: {} } : {}),
     };
   }
@@ -188,6 +192,11 @@ function timeRange(info: SourceInfo): [bigint, bigint] {
   if (info.maxT === -Infinity) return [MAX_I64, MIN_I64];
   // A sidecar's data reaches into the future (Prometheus keeps writing): MaxInt64, as Thanos' sidecar.
   return [info.minT === -Infinity ? MIN_I64 : BigInt(info.minT), info.maxT === Infinity ? MAX_I64 : BigInt(info.maxT)];
+}
+
+function exemplarsInfo(range: { min: number; max: number } | undefined): ExemplarsInfo {
+  if (range === undefined) return { minTime: MAX_I64, maxTime: MIN_I64 };
+  return { minTime: BigInt(range.min), maxTime: BigInt(range.max) };
 }
 
 function toLabels(flat: readonly string[]): Label[] {

@@ -7,7 +7,6 @@ import { withLimits } from './source-limits.js';
 import { recovering } from './source-recover.js';
 import { withRequestLimit } from './source-request-limit.js';
 import { withSharding } from './source-shard.js';
-import { exemplarsInfo } from '../grpc/exemplars-api.js';
 import { StoreApi, type OtherApis, type StoreComponent } from './store-api.js';
 import type { StoreSource } from './store-source.js';
 
@@ -58,7 +57,7 @@ export function decorateSource(source: StoreSource, cfg: StoreApiConfig, wasm: H
  * `strata serve` serves beside it (server.ts).
  */
 export function engineStoreApi(db: Db, cfg: StoreApiConfig, wasm: HeadWasm): StoreApi {
-  const others = { exemplars: () => exemplarsInfo(db.exemplars), metricMetadata: true };
+  const others = { exemplars: () => db.exemplars.timeRange(), metricMetadata: true };
   return storeApiOver(new EngineSource(db, cfg.tenantLabel), cfg, wasm, 'engine source', 'receive', others);
 }
 

@@ -13,7 +13,7 @@ import { ReportSchema } from '../../src/bench/report/schema.js';
 import { grpcWriteBodies, tenantField } from '../../src/bench/remote-write/grpc-frames.js';
 import { compressSync } from 'snappy';
 import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
-import { decodeSnappyFramed } from '../../src/grpc/snappy.js';
+import { decodeSnappyFramed } from '../../src/encoding/snappy-framed.js';
 import { killBench, readReport, runStrata } from './support/bench-cli.js';
 import { startGrpcWriteTarget, type GrpcAnswer } from './support/grpc-write-target.js';
 

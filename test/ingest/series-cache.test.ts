@@ -11,7 +11,7 @@ import { CodecPool } from '../../src/pool/codec-pool.js';
 import { parseWriteRequest, KEY_RECORD_WORDS } from '../../src/ingest/parse/parse-write.js';
 import { RequestKeys } from '../../src/ingest/series-keys.js';
 import { insertRef, newSeriesTable, probeRef } from '../../src/ingest/series-table.js';
-import { remoteWrite } from '../../src/ingest/writer.js';
+import { Writer } from '../../src/ingest/writer.js';
 import { bitsHex, decodeSelected, openSmallDb, tempDir } from '../support/db.js';
 import { decodeBatch, headWasm, histogram, parse, rawSample, series, thanosRequest } from './support.js';
 
@@ -141,15 +141,17 @@ describe('parsing with the cache', () => {
 describe('remote write through the cache, engine and pool', () => {
   const pool = new CodecPool({ workers: 2 });
   let db: Db;
+  let writer: Writer;
   before(async () => {
     db = await openSmallDb(`${tmp.dir}/e2e`);
+    writer = new Writer(db, pool, { tenantLabel: 'tenant_id' });
   });
   after(async () => {
     await db.close();
     await pool.close();
   });
 
-  const opts = { dialect: 'thanos' as const, tenantLabel: 'tenant_id' };
+  const opts = { dialect: 'thanos' as const };
   const N = 300;
   const req = (t: bigint, tenant = 'acme', value = (i: number) => i) =>
     thanosRequest(Array.from({ length: N }, (_, i) => series(['__name__', 'cached', 'i', String(i)], [[t, value(i)]])), tenant);
@@ -157,10 +159,10 @@ describe('remote write through the cache, engine and pool', () => {
     decodeSelected(db.querier().select([{ type: MatchType.EQ, name: '__name__', value: 'cached' }, { type: MatchType.EQ, name: 'tenant_id', value: tenant }], 0, 1e12));
 
   test('the second write finds every series: nothing created, every sample stored', async () => {
-    await remoteWrite(db, pool, req(1000n), opts);
-    assert.equal(db.seriesCache.size, N);
+    await writer.write(req(1000n), opts);
+    assert.equal(writer.seriesCache.size, N);
     const created = db.counters.seriesCreated;
-    const out = await remoteWrite(db, pool, req(2000n), opts);
+    const out = await writer.write(req(2000n), opts);
     assert.equal(out.samples, N);
     assert.equal(db.counters.seriesCreated, created);
     const got = selectAll('acme');
@@ -169,14 +171,14 @@ describe('remote write through the cache, engine and pool', () => {
   });
 
   test('a rejected sample of a series found by ref is named by its labels', async () => {
-    const out = await remoteWrite(db, pool, req(1500n), opts);
+    const out = await writer.write(req(1500n), opts);
     assert.ok(out.error);
     assert.match(out.error.message, /out of order sample \(300, first \{__name__="cached", i="0", tenant_id="acme"\} at 1500\)/);
   });
 
   test('the same label bytes under another tenant are another series', async () => {
-    await remoteWrite(db, pool, req(1000n, 'other'), opts);
-    await remoteWrite(db, pool, req(2000n, 'other', (i) => -(i + 1)), opts);
+    await writer.write(req(1000n, 'other'), opts);
+    await writer.write(req(2000n, 'other', (i) => -(i + 1)), opts);
     const got = selectAll('other');
     assert.equal(got.length, N);
     for (const s of got) {
@@ -191,7 +193,7 @@ describe('remote write through the cache, engine and pool', () => {
     // Series 1200 and on (in the third step) also carry a sample older than their first: out of order.
     const big = thanosRequest(Array.from({ length: n }, (_, i) => series(['__name__', 'stepped', 'i', String(i)], i >= 1200 ? [[5000n, i], [4000n, i]] : [[5000n, i]])), 'steps');
     const created = db.counters.seriesCreated;
-    const out = await remoteWrite(db, pool, big, opts);
+    const out = await writer.write(big, opts);
     assert.equal(out.samples, n);
     assert.equal(db.counters.seriesCreated - created, n);
     assert.match(out.error!.message, /^100 samples rejected: out of order sample \(100, first \{__name__="stepped", i="1200", tenant_id="steps"\} at 4000\)$/);
@@ -203,7 +205,7 @@ describe('remote write through the cache, engine and pool', () => {
   test('series dropped while a write that found them is in flight are created again from their kept labels', async () => {
     const ids = [...db.head.all()].filter((s) => s.labels.includes('acme')).map((s) => s.id).sort((a, b) => a - b);
     assert.equal(ids.length, N);
-    const writing = remoteWrite(db, pool, req(3000n), opts);
+    const writing = writer.write(req(3000n), opts);
     // The write is parsing in the pool, against the table that knows every series.
     db.head.drop(Uint32Array.from(ids));
     assert.equal(selectAll('acme').length, 0);
@@ -214,7 +216,7 @@ describe('remote write through the cache, engine and pool', () => {
     assert.equal(got.length, N);
     for (const s of got) assert.deepEqual(s.t, [3000]);
     // And the table learns them again under their new ids.
-    await remoteWrite(db, pool, req(4000n), opts);
+    await writer.write(req(4000n), opts);
     assert.equal(selectAll('acme').every((s) => s.t.join() === '3000,4000'), true);
   });
 });

@@ -15,7 +15,7 @@
  * goes with the call), the length as 4 bytes big-endian, the message.
  */
 import { uncompressSync } from 'snappy';
-import { encodeSnappyFramed } from '../../grpc/snappy.js';
+import { encodeSnappyFramed } from '../../encoding/snappy-framed.js';
 import { LoadTooLargeError } from '../load/plan.js';
 
 /**

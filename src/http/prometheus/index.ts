@@ -8,12 +8,12 @@
  * const readiness = new Readiness();
  * registerPrometheusRoutes(router, { readiness, pool, tenantLabel: 'tenant_id', maxBodyBytes: 32 << 20, log });
  * const http = await startHttpServer(router, address, log, { ready: () => readiness.ready });
- * readiness.markReady(await Db.open({ dataDir }));   // routes answer 503 until then
+ * const db = await Db.open({ dataDir });
+ * readiness.markReady(db, new Writer(db, pool, { tenantLabel: 'tenant_id' }));   // routes answer 503 until then
  * ```
  */
 import type { Logger } from 'pino';
 import type { CodecPool } from '../../pool/codec-pool.js';
-import type { WriteAdmission } from '../../ingest/limits/write-limiter.js';
 import type { Router } from '../router.js';
 import { exemplarsApiRoutes } from './exemplars-api.js';
 import { labelsApiRoutes } from './labels-api.js';
@@ -36,8 +36,6 @@ export interface PrometheusRoutesOptions {
   /** --http-max-body-bytes: the largest remote-write or remote-read body. */
   maxBodyBytes: number;
   log: Logger;
-  /** The write limits remote writes go through (src/write-limits); none when absent. */
-  writeLimits?: WriteAdmission;
 }
 
 /** Registers every Prometheus-facing route on `router`. */

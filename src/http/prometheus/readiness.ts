@@ -1,15 +1,17 @@
 /**
- * Whether the server is ready, and the engine once it is. `strata serve`
+ * Whether the server is ready, and the engine (and its Writer) once it is. `strata serve`
  * starts the HTTP listener before the storage engine has replayed its
  * write-ahead log: until {@link Readiness.markReady}, /-/ready answers 503
  * and so do the routes that need the engine.
  */
 import type { Db } from '../../db/db.js';
+import type { Writer } from '../../ingest/writer.js';
 import { unavailable } from '../errors.js';
 
 /** The readiness of one server. One writer (serve); routes read it. */
 export class Readiness {
   private engine: Db | undefined;
+  private writes: Writer | undefined;
   private why = 'the server is starting: the storage engine is opening (write-ahead log replay)';
 
   /** True once both listeners accept requests and the engine is open; false again while stopping. */
@@ -31,14 +33,26 @@ export class Readiness {
     return this.engine;
   }
 
-  /** The engine is open and every listener accepts requests. */
-  markReady(db: Db): void {
+  /**
+   * The Writer remote writes go through (src/ingest/writer.ts).
+   * @throws HttpProblem 503 while the server is not ready
+   */
+  writer(): Writer {
+    this.db();
+    if (this.writes === undefined) throw new Error('this server was made ready without a Writer: it takes no writes');
+    return this.writes;
+  }
+
+  /** The engine is open and every listener accepts requests; writes go through `writer`. */
+  markReady(db: Db, writer?: Writer): void {
     this.engine = db;
+    this.writes = writer;
   }
 
   /** The server is stopping: requests that need the engine are refused from now on. */
   markStopping(): void {
     this.engine = undefined;
+    this.writes = undefined;
     this.why = 'the server is stopping';
   }
 }

@@ -19,31 +19,21 @@
  * headers, errors included; 1.0 answers stay as they were (the
  * specification lets a 1.0 receiver leave them out, and 1.0 senders do not
  * read them).
- * With write limits (src/write-limits): 413 over a request limit, 429
+ * With write limits (src/ingest/limits): 413 over a request limit, 429
  * over the head series limit or the concurrency limit, 503 under memory
  * pressure (Retry-After on the last two); such a request stores nothing.
  */
-import type { Logger } from 'pino';
-import type { CodecPool } from '../../pool/codec-pool.js';
-import type { WriteAdmission } from '../../ingest/limits/write-limiter.js';
-import { remoteWrite } from '../../ingest/writer.js';
 import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
 import { asProblem } from './problems.js';
 import type { Readiness } from './readiness.js';
 import { TENANT_HEADER, tenantOf } from './tenant.js';
 
-/** What the remote-write routes need. */
+/** What the remote-write routes need: writes go through the Writer the readiness holds. */
 export interface RemoteWriteDeps {
   readiness: Readiness;
-  pool: CodecPool;
-  /** --tenant-label-name. */
-  tenantLabel: string;
   /** --http-max-body-bytes: the largest body read. */
   maxBodyBytes: number;
-  log: Logger;
-  /** The write limits every remote write goes through; none when absent. */
-  writeLimits?: WriteAdmission;
 }
 
 /** The paths Prometheus (/api/v1/write) and Thanos Receive (/api/v1/receive) clients use. */
@@ -119,16 +109,14 @@ function parameter(value: string, name: string): string | undefined {
 export function remoteWriteRoutes(deps: RemoteWriteDeps): RouteSpec[] {
   const maxDecodedBytes = deps.maxBodyBytes * MAX_DECOMPRESSION_RATIO;
   const handler = async (ctx: RequestContext): Promise<Reply> => {
-    const db = deps.readiness.db();
+    const writer = deps.readiness.writer();
     const dialect = protocolOf(ctx.headers);
     let outcome;
     try {
-      outcome = await remoteWrite(db, deps.pool, ctx.body as Uint8Array, {
+      outcome = await writer.write(ctx.body as Uint8Array, {
         dialect,
-        tenantLabel: deps.tenantLabel,
         tenant: tenantOf(ctx.headers[TENANT_HEADER]),
         snappy: { maxDecodedBytes },
-        ...(deps.writeLimits === undefined ? {} : { limits: deps.writeLimits }),
       });
     } catch (err) {
       throw dialect === 'prometheus-v2' ? v2Problem(err, NOTHING_WRITTEN) : asProblem(err);

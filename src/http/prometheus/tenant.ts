@@ -6,7 +6,7 @@
  */
 import { compareLabels } from '../../encoding/utf8-order.js';
 import { matchesValue, MatchType, type LabelMatcher } from '../../index/index.js';
-import { DEFAULT_TENANT } from '../../ingest/parse/parse-write.js';
+import { DEFAULT_TENANT } from '../../ingest/parse/parsed-write.js';
 
 /** The request header naming the tenant (lower case, as routes list headers). */
 export const TENANT_HEADER = 'thanos-tenant';

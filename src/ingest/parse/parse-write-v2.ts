@@ -17,7 +17,7 @@ import { malformedRequest } from '../../errors/parse-errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
 import { EXEMPLAR_V2, METADATA_V2, checkMessage } from './message-shapes.js';
-import { DEFAULT_TENANT, type ParsedWrite, type ParseWriteOptions } from './parse-write.js';
+import { DEFAULT_TENANT, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
 import { SeriesParser } from './series-parser.js';
 import { WIRE, WireReader, wrongWireType } from '../../encoding/wire-reader.js';
 
