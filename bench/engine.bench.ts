@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Bench } from 'tinybench';
 import { Db } from '../src/db/db.js';
-import { AppendBatchBuilder, viewAppendBatch } from '../src/record/sample-batch.js';
+import { AppendBatchBuilder, viewAppendBatch } from '../src/record/append-batch.js';
 import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { MatchType } from '../src/index/types.js';
 import type { LabelMatcher } from '../src/index/types.js';

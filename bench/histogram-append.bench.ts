@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { Histogram } from '../src/chunkenc/histogram/types.js';
 import { Db } from '../src/db/db.js';
 import { instantiateHeadWasm } from '../src/wasm/head.js';
-import { HistogramBatchBuilder } from '../src/record/histogram-batch-builder.js';
+import { HistogramBatchBuilder } from '../src/record/histogram-batch.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);

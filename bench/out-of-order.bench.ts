@@ -13,7 +13,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Db } from '../src/db/db.js';
-import { AppendBatchBuilder, viewAppendBatch } from '../src/record/sample-batch.js';
+import { AppendBatchBuilder, viewAppendBatch } from '../src/record/append-batch.js';
 import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { MatchType } from '../src/index/types.js';
 

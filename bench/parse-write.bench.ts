@@ -11,7 +11,7 @@ import { Bench } from 'tinybench';
 import { WriteRequest } from '../src/gen/thanos/store/rpc.js';
 import { Request as RequestV2 } from '../src/gen/prometheus/write/v2/types.js';
 import type { TimeSeries } from '../src/gen/thanos/store/prompb/types.js';
-import { AppendBatchBuilder } from '../src/record/sample-batch.js';
+import { AppendBatchBuilder } from '../src/record/append-batch.js';
 import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { parseWriteRequest } from '../src/ingest/parse/parse-write.js';
 

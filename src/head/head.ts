@@ -1,6 +1,6 @@
 import { instantiateHeadWasm, CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/head.js';
 import type { HeadWasm } from '../wasm/head.js';
-import { viewAppendBatch } from '../record/sample-batch.js';
+import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
 import type { ByteArena } from '../query/byte-arena.js';
@@ -146,7 +146,7 @@ export class Head {
   }
 
   /**
-   * Appends a batch (see sample-batch.ts). Series that do not exist are
+   * Appends a batch (see src/record/append-batch.ts). Series that do not exist are
    * created and passed to `onCreate` with their canonical label bytes
    * (valid during the call) before their samples are appended. Afterwards
    * walPayload() holds the accepted samples, cuts() the chunks cut and

@@ -1,5 +1,5 @@
 import { ENTRY } from '../wasm/head.js';
-import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../record/sample-batch.js';
+import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../record/append-batch.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
 import { SamplesRejectedError } from '../errors/write-errors.js';
 import type { RejectReason } from '../errors/write-errors.js';

@@ -19,7 +19,7 @@
  * resolve() gives those entries their labels back: the series is created
  * again, as it would have been without the cache.
  */
-import { viewAppendBatch } from '../record/sample-batch.js';
+import { viewAppendBatch } from '../record/append-batch.js';
 import { ENTRY } from '../wasm/head.js';
 import type { Head } from '../head/head.js';
 import { KEY_RECORD_WORDS } from './parse/parse-write.js';

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../db/db.js';
 import { joinRejections, rejectionError } from './rejections.js';
-import { viewAppendBatch } from '../record/sample-batch.js';
+import { viewAppendBatch } from '../record/append-batch.js';
 import type { TaskRunner } from '../pool/task.js';
 import { writeRequestTenant } from './parse/parse-write.js';
 import { parseWriteInPool, recycleBatch } from './parse-task.js';

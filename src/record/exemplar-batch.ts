@@ -13,7 +13,7 @@
  * sorted, without labels whose value is empty (as Prometheus keeps them).
  * Exemplars of one series share one copy of its labels.
  */
-import { grownBytes } from './sample-batch.js';
+import { LabelBytesBuilder } from './batch-builder.js';
 
 /** "SEX1": the first word of every exemplar batch. */
 export const EXEMPLAR_BATCH_MAGIC = 0x53455831;
@@ -22,40 +22,27 @@ const HEADER = 16;
 export const EXEMPLAR_RECORD = 32;
 const WORDS = EXEMPLAR_RECORD / 4;
 
-/** Scratch above this many bytes is dropped after use rather than kept for the next request. */
-const KEEP_BYTES = 4 * 1024 * 1024;
-
 /**
- * Builds an exemplar batch; the parser writes label bytes straight into
- * `labels` (reserveLabels first) and adds one record per exemplar. Reused
- * from one request to the next on a thread (takeExemplarScratch).
+ * Builds an exemplar batch: the parser writes label bytes straight into
+ * `labels` (reserveLabels first) and adds one record per exemplar.
  */
-export class ExemplarScratch {
+export class ExemplarBatchBuilder extends LabelBytesBuilder {
   /** Eight int32 words per record: ts lo, hi, value lo, hi, series off, len, exemplar off, len. */
   records = new Int32Array(64 * WORDS);
   /** Exemplars written. */
   n = 0;
-  labels = new Uint8Array(16 * 1024);
-  /** Label bytes written. */
-  l = 0;
+
+  constructor() {
+    super(16 * 1024);
+  }
 
   reset(): void {
     this.n = 0;
     this.l = 0;
   }
 
-  /** Makes room for `extra` more label bytes. */
-  reserveLabels(extra: number): void {
-    this.labels = grownBytes(this.labels, this.l, this.l + extra) as Uint8Array<ArrayBuffer>;
-  }
-
-  /** Copies a series' canonical label bytes in; returns their offset. */
-  putSeries(bytes: Uint8Array, at: number, len: number): number {
-    this.reserveLabels(len);
-    this.labels.set(bytes.subarray(at, at + len), this.l);
-    const off = this.l;
-    this.l += len;
-    return off;
+  get capacityBytes(): number {
+    return this.records.byteLength + this.labels.byteLength;
   }
 
   /** Adds an exemplar: timestamp and value bits as int32 halves (low first), labels as offsets. */
@@ -78,7 +65,7 @@ export class ExemplarScratch {
     this.n++;
   }
 
-  /** The finished batch (a new ArrayBuffer the caller owns), undefined when there is no exemplar. */
+  /** The finished batch (a new ArrayBuffer the caller owns), undefined when there is no exemplar; the builder is empty again. */
   finish(): ArrayBuffer | undefined {
     if (this.n === 0) return undefined;
     const recordBytes = this.n * EXEMPLAR_RECORD;
@@ -90,26 +77,9 @@ export class ExemplarScratch {
     const u8 = new Uint8Array(out);
     u8.set(new Uint8Array(this.records.buffer, 0, recordBytes), HEADER);
     u8.set(this.labels.subarray(0, this.l), HEADER + recordBytes);
+    this.reset();
     return out;
   }
-
-  get worthKeeping(): boolean {
-    return this.records.byteLength + this.labels.byteLength <= KEEP_BYTES;
-  }
-}
-
-let kept: ExemplarScratch | undefined;
-
-/** This thread's exemplar scratch, emptied; give it back with releaseExemplarScratch(). */
-export function takeExemplarScratch(): ExemplarScratch {
-  const s = kept ?? new ExemplarScratch();
-  kept = undefined;
-  s.reset();
-  return s;
-}
-
-export function releaseExemplarScratch(s: ExemplarScratch): void {
-  if (s.worthKeeping) kept = s;
 }
 
 /**

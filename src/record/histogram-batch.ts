@@ -1,7 +1,7 @@
 /**
  * The histogram batch: the native histogram samples of many series in one
  * ArrayBuffer, moved (not copied) from the parsing worker to the thread
- * that owns the head, as the append batch (src/record/sample-batch.ts) moves
+ * that owns the head, as the append batch (append-batch.ts) moves
  * float samples. No object per sample: the head reads the timestamps to
  * apply the sample rules and decodes only the bodies it appends.
  *
@@ -22,9 +22,13 @@
  *
  * A series' samples are in wire order; the head takes them in that order.
  */
-import { hashEntries } from './sample-batch.js';
+import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
+import { HistogramFields, validateHistogram } from '../chunkenc/histogram/fields.js';
+import { invalidLabels } from '../errors/write-errors.js';
 import { ENTRY } from '../wasm/head.js';
 import type { HeadWasm } from '../wasm/head.js';
+import { checkLabelSet, EntryBatchBuilder, grownBytes, hashEntries } from './batch-builder.js';
+import { fieldsOf, maxBodyBytes, writeBody } from './histogram-body.js';
 
 /** "STH1": the first word of every histogram batch. */
 export const HISTOGRAM_BATCH_MAGIC = 0x53544831;
@@ -66,8 +70,122 @@ export function viewHistogramBatch(buffer: ArrayBuffer): HistogramBatchView {
   return v;
 }
 
-/** Fills every entry's label hash (one WebAssembly call for the batch). */
-export function hashHistogramBatch(wasm: HeadWasm, batch: ArrayBuffer): void {
-  const v = viewHistogramBatch(batch);
-  hashEntries(wasm, batch, v.entriesAt, v.entries, v.labelsAt, v.labelBytes);
+/** A histogram the builder was given that Prometheus would refuse. */
+export class InvalidHistogramError extends Error {
+  readonly kind = 'invalid-histogram';
+  override name = 'InvalidHistogramError';
+}
+
+/**
+ * Builds histogram batches, series by series: from histogram objects
+ * (add: the library's path, tests and benchmarks; each checked as
+ * Prometheus checks it), or as the remote-write parser does, sample by
+ * sample from validated fields (addSample), then addEntry. `ts` holds two
+ * int32 words per sample (low first), `offsets[i]` where sample i's body
+ * starts in `bodies` (offsets[m] is the end).
+ *
+ * @example
+ * const b = new HistogramBatchBuilder(wasm);
+ * b.add(['__name__', 'rpc_seconds'], [1000], [histogram]);
+ * db.appendHistograms(b.finish());
+ */
+export class HistogramBatchBuilder extends EntryBatchBuilder {
+  ts = new Int32Array(2 * 256);
+  offsets = new Uint32Array(257);
+  /** Samples written. */
+  m = 0;
+  bodies = new Uint8Array(16 * 1024);
+  bodyView = new DataView(this.bodies.buffer);
+  private fields: HistogramFields | undefined;
+
+  /** `wasm` hashes the finished batch's labels; `tenant`, when given, is merged into every label set add() takes. */
+  constructor(readonly wasm: HeadWasm, private readonly tenant?: readonly [string, string]) {
+    super(64, 16 * 1024);
+  }
+
+  reset(): void {
+    this.n = 0;
+    this.m = 0;
+    this.l = 0;
+  }
+
+  get capacityBytes(): number {
+    return this.entries.byteLength + this.ts.byteLength + this.offsets.byteLength + this.bodies.byteLength + this.labels.byteLength;
+  }
+
+  /** Body bytes written. */
+  get b(): number {
+    return this.offsets[this.m]!;
+  }
+
+  /**
+   * Adds a series' samples: times (ms) and histograms, integer ones unless
+   * `float`. Checks each as Prometheus does.
+   *
+   * @throws InvalidLabelsError when the label set is not valid
+   * @throws InvalidHistogramError naming the sample and what is wrong.
+   */
+  add(labels: readonly string[], times: readonly number[], histograms: readonly (Histogram | FloatHistogram)[], float = false): void {
+    if (times.length !== histograms.length) throw new RangeError(`${times.length} times but ${histograms.length} histograms`);
+    if (labels.length === 0) throw invalidLabels('a label set needs at least one label');
+    checkLabelSet(labels);
+    const fields = (this.fields ??= new HistogramFields());
+    const first = this.m;
+    for (let i = 0; i < times.length; i++) {
+      fieldsOf(histograms[i]!, float, times[i]!, fields);
+      const bad = validateHistogram(fields);
+      if (bad !== undefined) {
+        this.m = first;
+        throw new InvalidHistogramError(`histogram ${i} at ${times[i]}: ${bad}`);
+      }
+      this.addSample(fields);
+    }
+    const off = this.putLabelSet(labels, this.tenant);
+    this.addEntry(off, this.l - off, first, this.m - first);
+  }
+
+  /** Appends a validated histogram's timestamp and body. */
+  addSample(h: HistogramFields): void {
+    const m = this.m;
+    if (2 * (m + 1) > this.ts.length) {
+      const ts = new Int32Array(this.ts.length * 2);
+      ts.set(this.ts);
+      this.ts = ts;
+      const offsets = new Uint32Array(this.ts.length / 2 + 1);
+      offsets.set(this.offsets);
+      this.offsets = offsets;
+    }
+    this.ts[2 * m] = h.tLo;
+    this.ts[2 * m + 1] = h.tHi;
+    const at = this.offsets[m]!;
+    const need = at + maxBodyBytes(h);
+    if (need > this.bodies.length) {
+      this.bodies = grownBytes(this.bodies, at, need) as Uint8Array<ArrayBuffer>;
+      this.bodyView = new DataView(this.bodies.buffer);
+    }
+    this.offsets[m + 1] = writeBody(h, this.bodies, this.bodyView, at);
+    this.m = m + 1;
+  }
+
+  /** Forgets the samples from `m` on (a series refused after its histograms were read). */
+  truncate(m: number): void {
+    this.m = m;
+  }
+
+  /** The batch (a new ArrayBuffer the caller owns, label hashes filled by one WebAssembly call); the builder is empty again. */
+  finish(): ArrayBuffer {
+    const bodyBytes = this.b;
+    const v = histogramBatchLayout(this.n, this.m, bodyBytes, this.l);
+    const out = new ArrayBuffer(v.size);
+    new Uint32Array(out, 0, 5).set([HISTOGRAM_BATCH_MAGIC, this.n, this.m, this.l, bodyBytes]);
+    const u8 = new Uint8Array(out);
+    u8.set(this.entryBytes(), v.entriesAt);
+    u8.set(new Uint8Array(this.ts.buffer, 0, this.m * 8), v.timestampsAt);
+    u8.set(new Uint8Array(this.offsets.buffer, 0, (this.m + 1) * 4), v.offsetsAt);
+    u8.set(this.bodies.subarray(0, bodyBytes), v.bodiesAt);
+    u8.set(this.labels.subarray(0, this.l), v.labelsAt);
+    hashEntries(this.wasm, out, v.entriesAt, v.entries, v.labelsAt, v.labelBytes);
+    this.reset();
+    return out;
+  }
 }

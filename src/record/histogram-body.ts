@@ -1,6 +1,6 @@
 /**
  * The histogram body: one native histogram sample, without its timestamp,
- * in a compact byte form that the histogram batch (histogram-batch-builder.ts) carries from
+ * in a compact byte form that the histogram batch (histogram-batch.ts) carries from
  * the parser to the head and the WAL's HISTOGRAMS record (histogram-record.ts)
  * keeps, byte for byte the same: the head logs a sample by copying its body.
  * Format (docs/format/wal.md, "Histogram bodies"); little-endian, varints

@@ -142,7 +142,7 @@ test('rejections become one typed error naming each reason, its count and its fi
 });
 
 test('two label sets with the same hash stay two series (collisions are checked)', async () => {
-  const { viewAppendBatch } = await import('../../src/record/sample-batch.js');
+  const { viewAppendBatch } = await import('../../src/record/append-batch.js');
   const db = await fresh();
   const b = batchBuilder();
   b.add(['a', '1'], ...samples([1000], [1]));

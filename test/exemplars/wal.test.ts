@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Db } from '../../src/db/db.js';
-import { ExemplarScratch } from '../../src/record/exemplar-batch.js';
+import { ExemplarBatchBuilder } from '../../src/record/exemplar-batch.js';
 import { exemplarLabelsOf } from '../../src/exemplars/exemplar-store.js';
 import { compareLabels } from '../../src/index/index.js';
 import { batchBuilder, openSmallDb, tempDir } from '../support/db.js';
@@ -15,12 +15,12 @@ const canonical = (labels: readonly string[]): Uint8Array => Buffer.concat(label
 
 /** An exemplar batch as the parser makes one: [series labels, exemplar labels, ts, value] each. */
 function exemplarBatch(items: Array<[string[], string[], number, number]>): ArrayBuffer {
-  const s = new ExemplarScratch();
+  const s = new ExemplarBatchBuilder();
   const f64 = new Float64Array(1);
   const i32 = new Int32Array(f64.buffer);
   for (const [series, labels, ts, value] of items) {
     const sb = canonical(series);
-    const off = s.putSeries(sb, 0, sb.length);
+    const off = s.putLabels(sb, 0, sb.length);
     const lb = canonical(labels);
     s.reserveLabels(lb.length);
     s.labels.set(lb, s.l);

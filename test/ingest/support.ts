@@ -7,7 +7,7 @@ import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
 import { Label } from '../../src/gen/thanos/store/labels.js';
 import { Histogram } from '../../src/gen/thanos/store/prompb/types.js';
 import type { TimeSeries } from '../../src/gen/thanos/store/prompb/types.js';
-import { viewAppendBatch } from '../../src/record/sample-batch.js';
+import { viewAppendBatch } from '../../src/record/append-batch.js';
 import { ENTRY, instantiateHeadWasm } from '../../src/wasm/head.js';
 import type { HeadWasm } from '../../src/wasm/head.js';
 import { parseWriteRequest } from '../../src/ingest/parse/parse-write.js';

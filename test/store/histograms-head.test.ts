@@ -16,7 +16,7 @@ import { BlockReader } from '../../src/blocks/block-reader.js';
 import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { Db } from '../../src/db/db.js';
 import { instantiateHeadWasm } from '../../src/wasm/head.js';
-import { HistogramBatchBuilder } from '../../src/record/histogram-batch-builder.js';
+import { HistogramBatchBuilder } from '../../src/record/histogram-batch.js';
 import { ExternalLabels } from '../../src/store/external-labels.js';
 import { serveStoreApi, type RunningGrpcServer } from '../../src/grpc/server.js';
 import { engineStoreApi } from '../../src/store/store-stack.js';

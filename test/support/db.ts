@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { Db } from '../../src/db/db.js';
 import type { DbOptions } from '../../src/db/options.js';
-import { AppendBatchBuilder } from '../../src/record/sample-batch.js';
+import { AppendBatchBuilder } from '../../src/record/append-batch.js';
 import { instantiateHeadWasm } from '../../src/wasm/head.js';
 import type { HeadWasm } from '../../src/wasm/head.js';
 import type { SelectedSeries } from '../../src/query/types.js';

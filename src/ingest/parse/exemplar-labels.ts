@@ -1,11 +1,11 @@
-import type { ExemplarScratch } from '../../record/exemplar-batch.js';
+import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
 import { compareBytes } from '../../encoding/compare-bytes.js';
 import { invalidUtf8At } from '../../encoding/utf8-valid.js';
 
 /**
  * Gathers one exemplar's labels (positions of names and values in the
  * request bytes, in wire order) and writes them in canonical form into an
- * exemplar scratch: sorted by name, labels with an empty value left out,
+ * exemplar batch builder: sorted by name, labels with an empty value left out,
  * as Prometheus keeps an exemplar's labels (it sorts them when it reads
  * them, and drops empty ones before storing). Exemplars carry a label or
  * two (a trace id): an insertion sort over positions, no strings made.
@@ -14,7 +14,7 @@ export class ExemplarLabels {
   /** Four int32 per label: name at, name length, value at, value length. */
   private pos = new Int32Array(4 * 8);
   private n = 0;
-  /** Where the last write() put the labels in the scratch's label bytes. */
+  /** Where the last write() put the labels in the builder's label bytes. */
   off = 0;
   len = 0;
   /** The first byte that is not UTF-8, when write() refused the labels. */
@@ -44,7 +44,7 @@ export class ExemplarLabels {
    * (nothing written, `badByteAt` set) when a name or value kept is not
    * valid UTF-8.
    */
-  write(buf: Uint8Array, out: ExemplarScratch): boolean {
+  write(buf: Uint8Array, out: ExemplarBatchBuilder): boolean {
     const p = this.pos;
     const n = this.n;
     // Insertion sort of the label positions by name (stable: duplicates keep wire order).

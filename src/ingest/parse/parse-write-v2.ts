@@ -7,11 +7,10 @@
  * label's bytes are copied from its symbol into the batch as 1.0 copies
  * them from its Label message.
  */
-import { releaseExemplarScratch, takeExemplarScratch, type ExemplarScratch } from '../../record/exemplar-batch.js';
+import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
 import type { HeadWasm } from '../../wasm/head.js';
 import { metricTypeName, type MetricMetadataEntry } from '../../metadata/metric-metadata.js';
-import { releaseScratch, takeScratch } from '../../record/sample-scratch.js';
-import { releaseHistogramScratch, takeHistogramScratch } from '../../record/histogram-scratch.js';
+import { allocateBatch, releaseRequestBuilders, takeRequestBuilders } from '../../record/request-builders.js';
 import { bytesText, MAX_CHARS } from './describe-series.js';
 import { malformedRequest } from '../../errors/parse-errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
@@ -99,12 +98,11 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
   if (symbols.n > 0 && symbols.a[1] !== 0) throw malformedRequest(symbols.a[0]!, 'symbols[0] must be the empty string');
   const tenant = opts.tenant === undefined || opts.tenant === '' ? DEFAULT_TENANT : opts.tenant;
 
-  const scratch = takeScratch();
-  const exemplarScratch = takeExemplarScratch();
-  const histogramScratch = takeHistogramScratch();
+  const builders = takeRequestBuilders(wasm);
+  const { samples, histograms, exemplars } = builders;
   try {
-    const parser = new SeriesParser(r, scratch, encoder.encode(opts.tenantLabel), encoder.encode(tenant), histogramScratch, exemplarScratch);
-    const v2 = new SeriesV2(r, parser, symbols, exemplarScratch);
+    const parser = new SeriesParser(r, samples, encoder.encode(opts.tenantLabel), encoder.encode(tenant), histograms, exemplars);
+    const v2 = new SeriesV2(r, parser, symbols, exemplars);
     r.pos = 0;
     let index = 0;
     while (r.pos < end) {
@@ -118,7 +116,7 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
       }
     }
     const parsed: ParsedWrite = {
-      batch: scratch.finish(wasm),
+      batch: samples.finish(undefined, allocateBatch),
       tenant,
       replica: 0,
       series,
@@ -131,21 +129,19 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
       invalidExemplars: v2.invalidExemplars,
       refEntries: 0,
     };
-    const exemplarBatch = exemplarScratch.finish();
+    const exemplarBatch = exemplars.finish();
     if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
     const metadata = v2.metadata();
     if (metadata.length > 0) parsed.metadata = metadata;
     if (v2.firstInvalid !== undefined) parsed.firstInvalid = v2.firstInvalid;
-    if (histogramScratch.n > 0) parsed.histogramBatch = histogramScratch.finish(wasm);
+    if (histograms.n > 0) parsed.histogramBatch = histograms.finish();
     if (parser.firstInvalidHistogram !== undefined) parsed.firstInvalidHistogram = parser.firstInvalidHistogram;
     if (v2.firstEmpty !== undefined) parsed.firstEmpty = v2.firstEmpty;
     if (v2.firstInvalidExemplar !== undefined) parsed.firstInvalidExemplar = v2.firstInvalidExemplar;
     return parsed;
   } finally {
-    // Malformed requests too: a stream of them must not allocate scratch each time.
-    releaseScratch(scratch);
-    releaseExemplarScratch(exemplarScratch);
-    releaseHistogramScratch(histogramScratch);
+    // Malformed requests too: a stream of them must not allocate builders each time.
+    releaseRequestBuilders(builders);
   }
 }
 
@@ -176,7 +172,7 @@ class SeriesV2 {
     private readonly parser: SeriesParser,
     /** Pairs (position, length) of the symbols in the request. */
     private readonly symbols: U32List,
-    private readonly ex: ExemplarScratch,
+    private readonly ex: ExemplarBatchBuilder,
   ) {
     this.symbolCount = symbols.n / 2;
   }
@@ -330,13 +326,13 @@ class SeriesV2 {
 
   /**
    * Takes the exemplars of the TimeSeries at [start, end) into the
-   * exemplar scratch, with the series' canonical labels at
-   * [labelsAt, labelsAt + labelsLen) of the batch scratch.
+   * exemplar samples, with the series' canonical labels at
+   * [labelsAt, labelsAt + labelsLen) of the batch samples.
    */
   private exemplarsOf(start: number, end: number, index: number, seriesRefs: U32List, labelsAt: number, labelsLen: number): void {
     const r = this.r;
     const ex = this.ex;
-    const seriesOff = ex.putSeries(this.parser.out.labels, labelsAt, labelsLen);
+    const seriesOff = ex.putLabels(this.parser.out.labels, labelsAt, labelsLen);
     const refs = this.exRefs;
     const labels = this.exemplarLabels;
     const sym = this.symbols.a;

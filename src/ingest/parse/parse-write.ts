@@ -1,9 +1,7 @@
-import { releaseExemplarScratch, takeExemplarScratch } from '../../record/exemplar-batch.js';
 import type { HeadWasm } from '../../wasm/head.js';
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
-import { releaseScratch, takeScratch } from '../../record/sample-scratch.js';
-import { releaseHistogramScratch, takeHistogramScratch } from '../../record/histogram-scratch.js';
+import { allocateBatch, releaseRequestBuilders, takeRequestBuilders } from '../../record/request-builders.js';
 import { badParseOption, malformedRequest } from '../../errors/parse-errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
@@ -122,9 +120,8 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
   const head = readHead(r, opts.dialect);
   const tenant = tenantOf(r, head, opts.tenant);
 
-  const scratch = takeScratch();
-  const exemplarScratch = takeExemplarScratch();
-  const histogramScratch = takeHistogramScratch();
+  const builders = takeRequestBuilders(wasm);
+  const { samples, histograms, exemplars } = builders;
   let parser: SeriesParser;
   let batch: ArrayBuffer;
   let histogramBatch: ArrayBuffer | undefined;
@@ -133,7 +130,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
   let keys: RequestKeys | undefined;
   let learned = 0;
   try {
-    parser = new SeriesParser(r, scratch, encoder.encode(tenantLabel), encoder.encode(tenant), histogramScratch, exemplarScratch);
+    parser = new SeriesParser(r, samples, encoder.encode(tenantLabel), encoder.encode(tenant), histograms, exemplars);
     if (cache !== undefined && head.series > 0) keys = RequestKeys.of(wasm, bytes, head.series, parser.tenantKey, new Int32Array(cache));
     // Second walk over the top level: the first one checked it, so only
     // series (and 1.0's metadata) need reading now.
@@ -152,9 +149,9 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
           if (ref !== 0) {
             parser.knownSeries(keys.labelsEnd(index), stop, ref);
           } else {
-            const entry = scratch.n;
+            const entry = samples.n;
             parser.series(stop, index);
-            if (scratch.n > entry) {
+            if (samples.n > entry) {
               const at = learned * KEY_RECORD_WORDS;
               if (at + KEY_RECORD_WORDS > keyScratch.length) {
                 const next = new Int32Array(keyScratch.length * 2);
@@ -176,14 +173,12 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         r.skip(tag & 7, end);
       }
     }
-    batch = scratch.finish(wasm, spare);
-    if (histogramScratch.n > 0) histogramBatch = histogramScratch.finish(wasm);
-    exemplarBatch = exemplarScratch.finish();
+    batch = samples.finish(spare, allocateBatch);
+    if (histograms.n > 0) histogramBatch = histograms.finish();
+    exemplarBatch = exemplars.finish();
   } finally {
-    // Malformed requests too: a stream of them must not allocate scratch each time.
-    releaseScratch(scratch);
-    releaseExemplarScratch(exemplarScratch);
-    releaseHistogramScratch(histogramScratch);
+    // Malformed requests too: a stream of them must not allocate builders each time.
+    releaseRequestBuilders(builders);
     keys?.free();
   }
 

@@ -33,7 +33,7 @@ export interface ParseWriteOptions {
 /** What a remote-write request held, the valid part as an append batch. */
 export interface ParsedWrite {
   /**
-   * AppendBatch (src/record/sample-batch.ts) of the valid series that have
+   * AppendBatch (src/record/append-batch.ts) of the valid series that have
    * float samples, in request order: tenant label merged in (it wins over a
    * written label of the same name), label hashes filled. Owned by the caller.
    */

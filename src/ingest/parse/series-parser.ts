@@ -1,5 +1,5 @@
-import type { ExemplarScratch } from '../../record/exemplar-batch.js';
-import type { BatchScratch } from '../../record/sample-scratch.js';
+import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
+import type { AppendBatchBuilder } from '../../record/append-batch.js';
 import { compareBytes } from '../../encoding/compare-bytes.js';
 import { copyBytes } from '../../encoding/copy-bytes.js';
 import { describeLabels } from './describe-series.js';
@@ -9,7 +9,7 @@ import { RULE, violationText } from './label-rules.js';
 import type { Rule, Violation } from './label-rules.js';
 import { EXEMPLAR, checkMessage } from './message-shapes.js';
 import { HistogramFields, validateHistogram } from '../../chunkenc/histogram/fields.js';
-import type { HistogramScratch } from '../../record/histogram-scratch.js';
+import type { HistogramBatchBuilder } from '../../record/histogram-batch.js';
 import { readHistogram } from './histogram-reader.js';
 import { invalidUtf8At } from '../../encoding/utf8-valid.js';
 import { WIRE, wrongWireType } from '../../encoding/wire-reader.js';
@@ -31,24 +31,24 @@ const EXEMPLAR_TIMESTAMP = (3 << 3) | WIRE.varint;
 
 /**
  * Reads prometheus.TimeSeries messages one after another into a
- * BatchScratch: canonical label bytes with the tenant label merged in,
+ * AppendBatchBuilder: canonical label bytes with the tenant label merged in,
  * i64 timestamps and f64 value bits, one entry per valid series that has
  * samples. Totals accumulate over the request.
  *
  * Shape: this runs for every label and every sample of every request, at
  * hundreds of thousands of series per second. So no objects are made per
  * series, label or sample: positions into the request are plain numbers,
- * bytes are copied by index straight from the request into the scratch
- * columns (checking for non-ASCII on the way, so UTF-8 is validated only
+ * bytes are copied by index straight from the request into the append
+ * batch's columns (checking for non-ASCII on the way, so UTF-8 is validated only
  * where a high byte was seen), and strings are made only for the message
  * of the first refused series.
  *
- * Exemplars of a series with valid labels go to the exemplar scratch: a
+ * Exemplars of a series with valid labels go to the exemplar batch: a
  * second walk over that series only (exemplars may come before its labels
  * on the wire), so series without exemplars cost nothing more.
  *
- * Native histograms go to the histogram scratch (src/histograms): each is
- * read and checked as Prometheus checks it as it comes; one that fails is
+ * Native histograms go to the histogram batch (src/record/histogram-batch.ts):
+ * each is read and checked as Prometheus checks it as it comes; one that fails is
  * left out and counted (the first named with its series), the others are
  * kept when the series' labels are valid, under a copy of its canonical
  * label bytes.
@@ -63,12 +63,12 @@ export class SeriesParser {
   samples = 0;
   invalidSeries = 0;
   firstInvalid: string | undefined;
-  /** Native histogram samples written into the histogram scratch. */
+  /** Native histogram samples written into the histogram batch builder. */
   histogramSamples = 0;
   /** Native histograms refused by Prometheus' checks, in series with valid labels. */
   invalidHistograms = 0;
   firstInvalidHistogram: string | undefined;
-  /** Exemplars in series with valid labels (put in the exemplar scratch, or dropped: see exemplar()). */
+  /** Exemplars in series with valid labels (put in the exemplar batch builder, or dropped: see exemplar()). */
   exemplars = 0;
   /** Entries written by series ref (knownSeries). */
   knownEntries = 0;
@@ -86,7 +86,7 @@ export class SeriesParser {
   private readonly tenantBytes: Uint8Array;
   private readonly tenantView: DataView;
   private readonly fields = new HistogramFields();
-  // Histograms of the current series: where they start in the scratch,
+  // Histograms of the current series: where they start in the builder,
   // how many were read, and the first refused one.
   private histStart = 0;
   private histRead = 0;
@@ -99,13 +99,13 @@ export class SeriesParser {
    */
   constructor(
     private readonly r: WireReader,
-    readonly out: BatchScratch,
+    readonly out: AppendBatchBuilder,
     private readonly tenantName: Uint8Array,
     tenantValue: Uint8Array,
     /** Where native histograms go. */
-    readonly hs: HistogramScratch,
+    readonly hs: HistogramBatchBuilder,
     /** Where exemplars go; none collected when absent. */
-    readonly ex?: ExemplarScratch,
+    readonly ex?: ExemplarBatchBuilder,
   ) {
     const t = new Uint8Array(tenantName.length + tenantValue.length + 2);
     t.set(tenantName);
@@ -216,14 +216,14 @@ export class SeriesParser {
 
   /**
    * Takes the exemplars of the TimeSeries at [start, end) (already checked
-   * well-formed by the first walk) into the exemplar scratch, with the
+   * well-formed by the first walk) into the exemplar batch builder, with the
    * series' canonical labels at [labelsAt, labelsAt + labelsLen) of the
-   * batch scratch. Leaves r.pos at end.
+   * append batch builder. Leaves r.pos at end.
    */
   private exemplarsOf(start: number, end: number, labelsAt: number, labelsLen: number): void {
     const r = this.r;
     const ex = this.ex!;
-    const seriesOff = ex.putSeries(this.out.labels, labelsAt, labelsLen);
+    const seriesOff = ex.putLabels(this.out.labels, labelsAt, labelsLen);
     r.pos = start;
     while (r.pos < end) {
       const tag = r.tag(end);
@@ -237,7 +237,7 @@ export class SeriesParser {
     }
   }
 
-  /** Reads one prometheus.Exemplar at [r.pos, stop) into the exemplar scratch. */
+  /** Reads one prometheus.Exemplar at [r.pos, stop) into the exemplar batch builder. */
   private exemplar(stop: number, seriesOff: number, seriesLen: number): void {
     const r = this.r;
     const labels = this.exemplarLabels;
@@ -299,7 +299,7 @@ export class SeriesParser {
 
   /**
    * Reads the Histogram at [r.pos, stop) and checks it: into the histogram
-   * scratch when Prometheus would take it, else counted as refused with
+   * batch when Prometheus would take it, else counted as refused with
    * the reason. Leaves r.pos at stop.
    */
   histogram(stop: number): void {
@@ -317,7 +317,7 @@ export class SeriesParser {
   /**
    * Keeps the histograms read for the current series, whose labels are
    * valid and written (tenant merged in) at [labelsStart, out.l) of the
-   * batch scratch: one histogram entry under a copy of those label bytes.
+   * append batch builder: one histogram entry under a copy of those label bytes.
    * Refused ones are counted. Returns what was wrong with the series'
    * first refused histogram when the request names none yet (the caller
    * sets firstInvalidHistogram, naming the series), else undefined.

@@ -4,7 +4,7 @@
 import { wasmHistogramCodecs } from '../../../src/chunkenc/histogram/impl.js';
 import type { FloatHistogram, Histogram } from '../../../src/chunkenc/histogram/types.js';
 import type { Db } from '../../../src/db/db.js';
-import { HistogramBatchBuilder } from '../../../src/record/histogram-batch-builder.js';
+import { HistogramBatchBuilder } from '../../../src/record/histogram-batch.js';
 import { instantiateHeadWasm, type HeadWasm } from '../../../src/wasm/head.js';
 import { MatchType } from '../../../src/index/types.js';
 import type { StoredChunk } from '../../../src/query/types.js';
