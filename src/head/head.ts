@@ -1,5 +1,5 @@
-import { instantiateHeadWasm, CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/head.js';
-import type { HeadWasm } from '../wasm/head.js';
+import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
+import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
 import { viewAppendBatch } from '../record/sample-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';

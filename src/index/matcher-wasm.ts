@@ -1,35 +1,12 @@
-import { instantiateStrataWasm, type StrataWasm } from '../wasm/module.js';
+import type { MatcherExports, MemoryExports } from '../wasm/exports.js';
+import { instantiateStrataWasm } from '../wasm/module.js';
 
-/**
- * The matcher's exports of build/strata.wasm (assembly/matcher.ts and
- * assembly/postings.ts). Pointers are byte offsets into `memory`; lists are
- * sorted, duplicate-free u32 ids; a descriptor table is `k` (pointer,
- * length) u32 pairs.
- */
-export type MatcherWasm = StrataWasm & {
-  intersect2(a: number, na: number, b: number, nb: number, out: number): number;
-  intersectMany(desc: number, k: number, out: number, scratch: number): number;
-  union2(a: number, na: number, b: number, nb: number, out: number): number;
-  unionMany(desc: number, k: number, out: number, scratch: number): number;
-  unionScratchBytes(desc: number, k: number): number;
-  subtract(a: number, na: number, b: number, nb: number, out: number): number;
-  matchValues(dict: number, offs: number, n: number, prog: number, want: number, out: number): number;
-};
+export {
+  OUT_SLACK, DICT_SLACK, PROG_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
+} from '../wasm/layout.js';
 
-/** Writable ids an output buffer needs past its largest result (assembly/postings.ts). */
-export const OUT_SLACK = 4;
-/** Readable bytes needed past a value dictionary (assembly/matcher.ts). */
-export const DICT_SLACK = 16;
-/** Readable bytes needed past a program's last literal (assembly/matcher.ts). */
-export const PROG_SLACK = 16;
-/** Program flags and term kinds (assembly/matcher.ts). */
-export const PROG_FOLD = 1;
-export const PROG_UNSURE_NON_ASCII = 2;
-export const ANY_NONE = 0;
-export const ANY_STAR = 1;
-export const ANY_PLUS = 2;
-/** Set on a value index that `matchValues` could not decide. */
-export const UNSURE = 0x80000000;
+/** The matcher's exports of build/strata.wasm (src/wasm/exports.ts). */
+export type MatcherWasm = MemoryExports & MatcherExports;
 
 let instance: MatcherWasm | undefined;
 
@@ -38,7 +15,7 @@ let instance: MatcherWasm | undefined;
  * codec's), created on first use. Not shared between threads.
  */
 export function threadMatcherWasm(): MatcherWasm {
-  instance ??= instantiateStrataWasm() as MatcherWasm;
+  instance ??= instantiateStrataWasm();
   return instance;
 }
 

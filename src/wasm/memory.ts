@@ -1,4 +1,4 @@
-import type { StrataWasm } from './module.js';
+import type { MemoryExports } from './exports.js';
 
 /**
  * Views over a module's memory. Growing the memory detaches earlier views,
@@ -10,7 +10,7 @@ export class WasmMemory {
   private u8View = new Uint8Array(0);
   private i32View = new Int32Array(0);
 
-  constructor(readonly wasm: StrataWasm) {}
+  constructor(readonly wasm: MemoryExports) {}
 
   u8(): Uint8Array {
     this.refresh();
@@ -44,7 +44,7 @@ export class WasmBlock {
   ptr = 0;
   size = 0;
 
-  constructor(private readonly wasm: StrataWasm, initial = 0) {
+  constructor(private readonly wasm: MemoryExports, initial = 0) {
     if (initial > 0) this.ensure(initial);
   }
 
