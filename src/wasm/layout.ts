@@ -39,8 +39,9 @@ export const STAT = { appended: 0, ignored: 1, outOfOrder: 2, conflict: 3, tooOl
 /** Out-of-order list entry (headOooPtr): series id, batch entry, sample index; u32 each. */
 export const OOO_ENTRY = { size: 12, id: 0, entry: 4, sample: 8 } as const;
 
-/** XOR appender and iterator state sizes (assembly/xor.ts). */
+/** XOR appender state size (assembly/xor.ts); a series slot starts with one. */
 export const APPENDER_SIZE = 48;
+/** XOR iterator state size (assembly/xor.ts). */
 export const ITERATOR_SIZE = 48;
 /** Readable slack the module needs after every chunk buffer. */
 export const SLACK_BYTES = 8;
@@ -57,9 +58,11 @@ export const OUT_SLACK = 4;
 export const DICT_SLACK = 16;
 /** Readable bytes needed past a program's last literal (assembly/matcher.ts). */
 export const PROG_SLACK = 16;
-/** Program flags and term kinds (assembly/matcher.ts). */
+/** Program flag: compare ASCII letters case-insensitively (assembly/matcher.ts). */
 export const PROG_FOLD = 1;
+/** Program flag: a value with a non-ASCII byte is undecided (left to RE2). */
 export const PROG_UNSURE_NON_ASCII = 2;
+/** A term's lead and trail kinds: none, `.*`, `.+`. */
 export const ANY_NONE = 0;
 export const ANY_STAR = 1;
 export const ANY_PLUS = 2;

@@ -1,7 +1,8 @@
 import type { MemoryExports } from './exports.js';
 
 /**
- * Views over a module's memory, the one set for every user of an instance.
+ * Views over a module instance's memory: the codecs, the head and the
+ * matcher all read and write it through this class.
  * Growing the memory detaches earlier views, so every access goes through
  * an accessor, which rebuilds its view then. A detached view has length 0,
  * which is cheaper to test than fetching `memory.buffer` on every call.
