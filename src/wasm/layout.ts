@@ -5,6 +5,8 @@
 // against the instance (layout-check.ts), so a change on one side only fails
 // at start instead of corrupting chunks. They stay plain literals here, not
 // values read from the instance: hot loops use them and the JIT inlines them.
+// Every export of this file is checked, so it exports numbers and groups of
+// numbers only.
 
 /** Series slot of the head (assembly/head.ts): byte offsets; the XOR appender's state comes first. */
 export const SLOT = {
