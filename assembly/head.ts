@@ -3,44 +3,53 @@
 // accepted, all in one call per batch. The host keeps labels, postings and
 // chunk files; this module keeps every open chunk and the series' append
 // state, so a batch crosses into WebAssembly once, not once per sample.
-import { appendSamples, appenderBytes, appenderCount, appenderInit, SLACK_BYTES } from './xor';
+import { A_T, MAX_SAMPLE_BYTES, SLACK_BYTES, appendSamples, appenderBytes, appenderCount, appenderInit } from './xor';
 
-// Series slot: the 48-byte XOR appender state, then the series' own fields.
-// Mirrored in src/head/head-layout.ts.
-const A_T: usize = 8; //        i64 last timestamp of the open chunk (appender state)
-const S_BUF: usize = 48; //     u32 open chunk buffer, 0 when there is none
-const S_CAP: usize = 52; //     u32 its capacity
-const S_MINT: usize = 56; //    i64 open chunk's first timestamp
-const S_NEXTAT: usize = 64; //  i64 cut the chunk at a sample at or past this time
-const S_MAXT: usize = 72; //    i64 newest timestamp of the series
-const S_LASTV: usize = 80; //   u64 bits of the newest value
-const S_ID: usize = 88; //      u32 series id
-const S_FLAGS: usize = 92; //   u32 F_* bits
-const S_WALSEG: usize = 96; //  u32 WAL segment holding the open chunk's first sample
-const S_LABELS: usize = 100; // u32 canonical label bytes (name 0xFF value 0xFF ...)
-const S_LABELS_LEN: usize = 104;
-const S_HASH: usize = 112; //   u64 xxh64 of the label bytes
+// The layouts the host shares are exported (index.ts names them SLOT_*,
+// ENTRY_*, CUT_*, OOO_ENTRY_*, STAT_*) and mirrored in src/wasm/layout.ts,
+// which checks them against these exports when it instantiates the module.
+
+// Series slot: the XOR appender state (xor.ts: A_POS, A_COUNT, A_T and
+// A_PAD_BYTE are its fields the host reads), then the series' own fields.
+export const S_BUF: usize = 48; //        u32 open chunk buffer, 0 when there is none
+export const S_CAP: usize = 52; //        u32 its capacity
+export const S_MINT: usize = 56; //       i64 open chunk's first timestamp
+const S_NEXTAT: usize = 64; //            i64 cut the chunk at a sample at or past this time
+export const S_MAXT: usize = 72; //       i64 newest timestamp of the series
+export const S_LASTV: usize = 80; //      u64 bits of the newest value
+export const S_ID: usize = 88; //         u32 series id
+export const S_FLAGS: usize = 92; //      u32 F_* bits
+export const S_WALSEG: usize = 96; //     u32 WAL segment holding the open chunk's first sample
+export const S_LABELS: usize = 100; //    u32 canonical label bytes (name 0xFF value 0xFF ...)
+export const S_LABELS_LEN: usize = 104; // u32
+const S_HASH: usize = 112; //             u64 xxh64 of the label bytes
 export const SLOT_SIZE: u32 = 128;
-const F_HAS_DATA: u32 = 1;
+export const F_HAS_DATA: u32 = 1;
 
-// Batch entry: one series' run of samples. Mirrored in src/record/sample-batch.ts.
-const E_HASH: usize = 0; //       u64 xxh64 of the label bytes
-const E_REF: usize = 8; //        u32 series id + 1, or 0 to look the series up by labels
-const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's label area
-const E_LABELS_LEN: usize = 16; // u32
-const E_START: usize = 20; //     u32 first sample index
-const E_COUNT: usize = 24; //     u32 samples
-const E_SLOT: usize = 28; //      u32 scratch: the series slot found
+// Batch entry: one series' run of samples (src/record/sample-batch.ts writes them).
+export const E_HASH: usize = 0; //       u64 xxh64 of the label bytes
+export const E_REF: usize = 8; //        u32 series id + 1, or 0 to look the series up by labels
+export const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's label area
+export const E_LABELS_LEN: usize = 16; // u32
+export const E_START: usize = 20; //     u32 first sample index
+export const E_COUNT: usize = 24; //     u32 samples
+export const E_SLOT: usize = 28; //      u32 scratch: the series slot found
 export const ENTRY_SIZE: u32 = 32;
 
-// Cut chunk record handed to the host. Mirrored in src/head/head-layout.ts.
-const C_ID: usize = 0; //     u32 series id
-const C_LEN: usize = 4; //    u32 chunk bytes
-const C_MINT: usize = 8; //   i64
-const C_MAXT: usize = 16; //  i64
-const C_BUF: usize = 24; //   u32 chunk buffer, freed by headCutsRelease
-const C_COUNT: usize = 28; // u32 samples
+// Cut chunk record handed to the host.
+export const C_ID: usize = 0; //     u32 series id
+export const C_LEN: usize = 4; //    u32 chunk bytes
+export const C_MINT: usize = 8; //   i64
+export const C_MAXT: usize = 16; //  i64
+export const C_BUF: usize = 24; //   u32 chunk buffer, freed by headCutsRelease
+export const C_COUNT: usize = 28; // u32 samples
 export const CUT_SIZE: u32 = 32;
+
+// Out-of-order list entry handed to the host (headOooPtr).
+export const O_ID: usize = 0; //     u32 series id
+export const O_ENTRY: usize = 4; //  u32 batch entry
+export const O_SAMPLE: usize = 8; // u32 sample index
+export const OOO_ENTRY_SIZE: u32 = 12;
 
 // Statistics of the calls since headStatsReset, by index.
 export const STAT_APPENDED: u32 = 0;
@@ -53,7 +62,6 @@ export const STAT_TOO_FAR: u32 = 6; // newer than maxValidT: too far in the futu
 export const STAT_OOO: u32 = 7; // out of order but within the window: listed for the host's out-of-order head
 const STATS: u32 = 8;
 
-const MAX_SAMPLE_BYTES: u32 = 20;
 const FIRST_CHUNK_BYTES: u32 = 64;
 const MAX_HINT_BYTES: u32 = 4096;
 
@@ -572,12 +580,12 @@ function cut(s: usize): void {
 function pushOoo(s: usize, entry: u32, sample: u32): void {
   if (oooCount == oooCap) {
     oooCap = max<u32>(oooCap << 1, 256);
-    ooo = grow(ooo, <usize>oooCap * 12);
+    ooo = grow(ooo, <usize>oooCap * OOO_ENTRY_SIZE);
   }
-  const p = ooo + <usize>oooCount * 12;
-  store<u32>(p, load<u32>(s + S_ID));
-  store<u32>(p, entry, 4);
-  store<u32>(p, sample, 8);
+  const p = ooo + <usize>oooCount * OOO_ENTRY_SIZE;
+  store<u32>(p, load<u32>(s + S_ID), O_ID);
+  store<u32>(p, entry, O_ENTRY);
+  store<u32>(p, sample, O_SAMPLE);
   oooCount++;
   stats[STAT_OOO]++;
 }

@@ -1,10 +1,10 @@
 // The native histogram chunks of Prometheus 2.42 (chunk encodings 2,
 // HISTOGRAM, and 3, FLOAT_HISTOGRAM), byte for byte.
-// Format: docs/format/histogram-chunks.md. The host (src/codec/histogram-wasm-*.ts)
+// Format: docs/format/histogram-chunks.md. The host (src/chunkenc/histogram/wasm-*.ts)
 // keeps the chunk, the appender state and the per-bucket state; a call gets
 // them in module memory, appends or decodes a batch of samples, and leaves
-// them there for the host to keep. The layouts below are exported and
-// checked by the host when it instantiates the module.
+// them there for the host to keep. The layouts below are exported, mirrored
+// in src/wasm/layout.ts and checked by the host when it instantiates the module.
 import {
   NO_WINDOW, STALE_NAN, XF_BITS, XF_LEADING, XF_TRAILING,
   getBits, getVarbitInt, getVarbitUint, getXor, putBits, putVarbitInt, putVarbitUint, putXor,
@@ -50,12 +50,15 @@ export const HIST_MAX_BUCKET_BYTES: u32 = 10;
 /** Readable and writable slack the module needs after a chunk. */
 export const HIST_SLACK_BYTES: u32 = 8;
 
-/** Outcomes; negative values are errors, mirrored in src/chunkenc/histogram/errors.ts. */
-const ERR_TOO_SHORT: i32 = -1;
-const ERR_TRAILING: i32 = -4;
-const ERR_TOO_MANY: i32 = -5;
-const ERR_BAD_LAYOUT: i32 = -6;
-const ERR_SCHEMA: i32 = -7;
+/**
+ * Outcomes; negative values are errors (with varbit.ts' ERR_TRUNCATED and
+ * ERR_BAD_WINDOW), exported as HIST_ERR_* (index.ts).
+ */
+export const ERR_TOO_SHORT: i32 = -1;
+export const ERR_TRAILING: i32 = -4;
+export const ERR_TOO_MANY: i32 = -5;
+export const ERR_BAD_LAYOUT: i32 = -6;
+export const ERR_SCHEMA: i32 = -7;
 /** Appender: sample `-(result) - ENCODE_BAD_INT` has a count or bucket that is not a safe integer. */
 export const HIST_ENCODE_BAD_INT: i32 = 1 << 20;
 
@@ -494,16 +497,21 @@ export function histDecodeIndex(it: usize): u32 {
   return load<u32>(it + S_INDEX);
 }
 
-/** The decoder's header fields: 0 count, 1 header, 2 schema, 3 positive spans, 4 negative spans, 5 positive buckets, 6 negative buckets. */
+/** The decoder's header fields histDecodeField reads: samples, counter-reset header, schema, span and bucket counts. */
+export const HIST_FIELD_COUNT: u32 = 0, HIST_FIELD_HEADER: u32 = 1, HIST_FIELD_SCHEMA: u32 = 2;
+export const HIST_FIELD_POS_SPANS: u32 = 3, HIST_FIELD_NEG_SPANS: u32 = 4;
+export const HIST_FIELD_NUM_POS: u32 = 5, HIST_FIELD_NUM_NEG: u32 = 6;
+
+/** One of the decoder's header fields (HIST_FIELD_*); 0 for another number. */
 export function histDecodeField(it: usize, field: u32): i32 {
   switch (field) {
-    case 0: return load<i32>(it + S_COUNT);
-    case 1: return load<i32>(it + S_HEADER);
-    case 2: return load<i32>(it + S_SCHEMA);
-    case 3: return load<i32>(it + S_POS_SPANS);
-    case 4: return load<i32>(it + S_NEG_SPANS);
-    case 5: return load<i32>(it + S_NUM_POS);
-    case 6: return load<i32>(it + S_NUM_NEG);
+    case HIST_FIELD_COUNT: return load<i32>(it + S_COUNT);
+    case HIST_FIELD_HEADER: return load<i32>(it + S_HEADER);
+    case HIST_FIELD_SCHEMA: return load<i32>(it + S_SCHEMA);
+    case HIST_FIELD_POS_SPANS: return load<i32>(it + S_POS_SPANS);
+    case HIST_FIELD_NEG_SPANS: return load<i32>(it + S_NEG_SPANS);
+    case HIST_FIELD_NUM_POS: return load<i32>(it + S_NUM_POS);
+    case HIST_FIELD_NUM_NEG: return load<i32>(it + S_NUM_NEG);
     default: return 0;
   }
 }

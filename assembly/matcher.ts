@@ -8,7 +8,8 @@
 //   [lead] literal [trail]     lead, trail: none, `.*` or `.+`
 // which covers literals, literal alternations, prefixes, suffixes and
 // "contains". src/index/regex-shape.ts recognises these patterns and
-// writes the program; anything else is matched by the RE2 engine on the
+// src/index/scan-program.ts writes the program (its flags and term kinds:
+// src/wasm/layout.ts); anything else is matched by the RE2 engine on the
 // host. `.` never matches a newline (Prometheus 2.x), so a value holding a
 // newline can match only terms without wildcards (literals of wildcard
 // terms have no newline: the recogniser leaves those to the RE2 engine).

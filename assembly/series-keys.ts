@@ -5,13 +5,15 @@
 // series is then found by its key without reading its labels.
 import { xxh64 } from './xxhash';
 
-// Output record per TimeSeries, in request order. Mirrored in src/ingest/series-keys.ts.
-const K_START: usize = 0; //   u32 first byte of the TimeSeries' fields
-const K_END: usize = 4; //     u32 end of the TimeSeries
-const K_LABELS: usize = 8; //  u32 end of its leading Label fields
-const K_FLAGS: usize = 12; //  u32 KEYED when the key may stand for the labels
-const K_A: usize = 16; //      u64 xxh64(label bytes, seedA)
-const K_B: usize = 24; //      u64 xxh64(label bytes, seedB)
+// Output record per TimeSeries, in request order. Exported as SERIES_KEY_*
+// (index.ts) and mirrored in src/wasm/layout.ts, which checks them when it
+// instantiates the module.
+export const K_START: usize = 0; //   u32 first byte of the TimeSeries' fields
+export const K_END: usize = 4; //     u32 end of the TimeSeries
+export const K_LABELS: usize = 8; //  u32 end of its leading Label fields
+export const K_FLAGS: usize = 12; //  u32 KEYED when the key may stand for the labels
+export const K_A: usize = 16; //      u64 xxh64(label bytes, seedA)
+export const K_B: usize = 24; //      u64 xxh64(label bytes, seedB)
 export const KEY_SIZE: u32 = 32;
 /** The series' labels are all in its leading fields, and it has no exemplars or histograms. */
 export const KEYED: u32 = 1;

@@ -8,21 +8,22 @@ import { readBits, window64 } from './bits';
 /** A chunk's 16-bit sample count caps it at this many samples. */
 export const MAX_SAMPLES: u32 = 65535;
 /** Worst case for one sample: a 10-byte uvarint plus a 77-bit XOR value (157 bits), rounded up. */
-const MAX_SAMPLE_BYTES: u32 = 20;
+export const MAX_SAMPLE_BYTES: u32 = 20;
 /** Slack after a chunk: one unaligned 64-bit load or 32-bit store at its last byte always fits. */
 export const SLACK_BYTES: u32 = 8;
 const HEADER_BITS: u32 = 16;
 const NO_WINDOW: u32 = 0xff;
 
-// Appender state layout (bytes). Shared with src/wasm/module.ts.
-const A_POS = 0; //      u32 bits written, header included
-const A_COUNT = 4; //    u32 samples appended
-const A_T = 8; //        i64 last timestamp
-const A_TDELTA = 16; //  i64 last timestamp delta
-const A_V = 24; //       u64 last value bits
-const A_LEADING = 32; // u32 leading zeros of the XOR window, NO_WINDOW before the first
-const A_TRAILING = 36; //u32 trailing zeros of the XOR window
-const A_PAD_BYTE = 40; //u32 1 when the chunk ends in Prometheus' spare zero byte
+// Appender state layout (bytes). A head series' slot starts with it
+// (head.ts): the fields the host reads are exported as SLOT_* (index.ts).
+export const A_POS = 0; //       u32 bits written, header included
+export const A_COUNT = 4; //     u32 samples appended
+export const A_T = 8; //         i64 last timestamp
+const A_TDELTA = 16; //          i64 last timestamp delta
+const A_V = 24; //               u64 last value bits
+const A_LEADING = 32; //         u32 leading zeros of the XOR window, NO_WINDOW before the first
+const A_TRAILING = 36; //        u32 trailing zeros of the XOR window
+export const A_PAD_BYTE = 40; // u32 1 when the chunk ends in Prometheus' spare zero byte
 export const APPENDER_SIZE: u32 = 48;
 
 // The appender's bit writer. Pending bits sit left aligned in wAcc (wNb of
@@ -191,7 +192,7 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
 // ---------------------------------------------------------------------------
 // Decoding.
 
-/** Decode outcomes; negative values are errors, mirrored in src/codec/wasm-layout.ts. */
+/** Decode outcomes; negative values are errors, exported as XOR_ERR_* (index.ts). */
 export const ERR_TOO_SHORT: i32 = -1;
 export const ERR_TRUNCATED: i32 = -2;
 export const ERR_BAD_WINDOW: i32 = -3;

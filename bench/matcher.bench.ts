@@ -7,7 +7,7 @@
 import { cpus } from 'node:os';
 import { Bench } from 'tinybench';
 import { MatchType, PostingsAlgebra, PostingsIndex, type LabelMatcher } from '../src/index/index.js';
-import { threadMatcherWasm } from '../src/index/matcher-wasm.js';
+import { threadMatcherWasm } from '../src/wasm/matcher.js';
 import { rng } from '../test/support/series.js';
 
 const SERIES = 100_000;

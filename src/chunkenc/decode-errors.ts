@@ -1,13 +1,14 @@
 import { ChunkDecodeError, type ChunkDecodeReason } from './errors.js';
+import { XOR_ERR } from '../wasm/layout.js';
 
 /** Error codes of assembly/xor.ts, with what each means to a reader. */
 const wasmErrors: Record<number, [ChunkDecodeReason, string]> = {
-  [-1]: ['too-short', 'shorter than its 2-byte sample count'],
-  [-2]: ['truncated', 'ends before its last sample'],
-  [-3]: ['bad-xor-window', 'value XOR window is impossible'],
-  [-4]: ['trailing-bytes', 'has bytes after its last sample (sample count too small?)'],
-  [-5]: ['too-many-samples', 'holds more samples than the output has room for'],
-  [-6]: ['bad-varint', 'timestamp varint overflows 64 bits'],
+  [XOR_ERR.tooShort]: ['too-short', 'shorter than its 2-byte sample count'],
+  [XOR_ERR.truncated]: ['truncated', 'ends before its last sample'],
+  [XOR_ERR.badWindow]: ['bad-xor-window', 'value XOR window is impossible'],
+  [XOR_ERR.trailing]: ['trailing-bytes', 'has bytes after its last sample (sample count too small?)'],
+  [XOR_ERR.tooMany]: ['too-many-samples', 'holds more samples than the output has room for'],
+  [XOR_ERR.badVarint]: ['bad-varint', 'timestamp varint overflows 64 bits'],
 };
 
 /** Maps a negative result of the wasm decoder to a ChunkDecodeError. */

@@ -1,5 +1,6 @@
-import { instantiateHeadWasm, CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/head.js';
-import type { HeadWasm } from '../wasm/head.js';
+import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
+import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
+import { WasmMemory } from '../wasm/memory.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
@@ -115,13 +116,12 @@ export class Head {
   private batchBlockSize = 0;
   private listBlock = 0;
   private listBlockSize = 0;
-  private u8 = new Uint8Array(0);
-  private u32 = new Uint32Array(0);
-  private i32 = new Int32Array(0);
-  private buf = Buffer.alloc(0);
+  /** Views of the module's memory: fetch them again after any call that may allocate there. */
+  private readonly mem: WasmMemory;
 
   constructor(readonly index: LabelIndex, opts: { chunkRangeMs: number; samplesPerChunk?: number }, wasm?: HeadWasm) {
     this.wasm = wasm ?? instantiateHeadWasm();
+    this.mem = new WasmMemory(this.wasm);
     this.wasm.headInit(BigInt(opts.chunkRangeMs), opts.samplesPerChunk ?? 120);
     this.histograms = new HistogramHead({ chunkRangeMs: opts.chunkRangeMs, samplesPerChunk: opts.samplesPerChunk ?? 120 });
   }
@@ -160,7 +160,8 @@ export class Head {
     const from = range?.from ?? 0;
     const n = (range?.to ?? v.entries) - from;
     const base = this.ensureBatchBlock(v.size);
-    this.views().set(new Uint8Array(batch, 0, v.size), base);
+    const mem = this.mem;
+    mem.u8().set(new Uint8Array(batch, 0, v.size), base);
     // Entries hold offsets into the label area and indices into the sample
     // columns of the whole batch: a range is its entries, nothing else moves.
     const entries = base + v.entriesAt + from * ENTRY.size;
@@ -177,14 +178,13 @@ export class Head {
     const refused: Refused = { tooOld: 0, tooFar: 0, oldEntry: -1, oldT: 0, farEntry: -1, farT: 0 };
     if (missing > 0) {
       const list = this.ensureListBlock(missing * 4);
-      this.views();
-      this.u8.copyWithin(list, w.headMissingPtr(), w.headMissingPtr() + missing * 4);
+      mem.u8().copyWithin(list, w.headMissingPtr(), w.headMissingPtr() + missing * 4);
       for (let j = 0; j < missing; j++) {
-        this.views();
-        const idx = this.u32[(list >>> 2) + j]!;
+        const u32 = mem.u32();
+        const idx = u32[(list >>> 2) + j]!;
         const e = entries + idx * ENTRY.size;
-        const off = labels + this.u32[(e + ENTRY.labelsOff) >>> 2]!;
-        const len = this.u32[(e + ENTRY.labelsLen) >>> 2]!;
+        const off = labels + u32[(e + ENTRY.labelsOff) >>> 2]!;
+        const len = u32[(e + ENTRY.labelsLen) >>> 2]!;
         const hash = this.readU64(e + ENTRY.hash);
         if (w.headFind(hash, off, len) !== 0) continue;
         // A series none of whose samples may be taken is not created (as
@@ -193,7 +193,7 @@ export class Head {
         if (this.noneTaken(e, ts, bounds, idx, refused)) continue;
         const s = this.create(this.nextId, off, len, hash);
         created++;
-        onCreate(s, this.views().subarray(off, off + len));
+        onCreate(s, mem.u8().subarray(off, off + len));
       }
       w.headAppend(entries, n, list, missing, labels, ts, vals, minValid, maxValid, oooMin, walSeg, 1);
     }
@@ -203,8 +203,7 @@ export class Head {
 
   /** Each entry's series as id + 1 (0: none) into `ids`, from the slots the append found (ENTRY_SIZE's scratch word). */
   private entryIds(entries: number, n: number, ids: Uint32Array): void {
-    this.views();
-    const u32 = this.u32;
+    const u32 = this.mem.u32();
     for (let i = 0; i < n; i++) {
       const slot = u32[(entries + i * ENTRY.size + ENTRY.slot) >>> 2]!;
       ids[i] = slot === 0 ? 0 : u32[(slot + SLOT.id) >>> 2]! + 1;
@@ -219,8 +218,7 @@ export class Head {
     const n = this.wasm.headOooCount();
     if (n === 0) return NO_OOO;
     const at = this.wasm.headOooPtr();
-    this.views();
-    return this.u32.slice(at >>> 2, (at >>> 2) + n * (OOO_ENTRY.size >>> 2));
+    return this.mem.u32().slice(at >>> 2, (at >>> 2) + n * (OOO_ENTRY.size >>> 2));
   }
 
   /**
@@ -230,18 +228,19 @@ export class Head {
    */
   private noneTaken(e: number, ts: number, b: AppendBounds, idx: number, refused: Refused): boolean {
     if (b.minValidT === -Infinity && b.maxValidT === Infinity) return false;
-    const start = this.u32[(e + ENTRY.start) >>> 2]!;
-    const count = this.u32[(e + ENTRY.count) >>> 2]!;
+    const u32 = this.mem.u32();
+    const start = u32[(e + ENTRY.start) >>> 2]!;
+    const count = u32[(e + ENTRY.count) >>> 2]!;
     if (count === 0) return false;
     const lowest = Math.min(b.minValidT, b.oooMinT);
     for (let k = 0; k < count; k++) {
       const q = (ts >>> 2) + (start + k) * 2;
-      const t = this.i32[q + 1]! * TWO_32 + this.u32[q]!;
+      const t = readI64(u32, q);
       if (t >= lowest && t <= b.maxValidT) return false;
     }
     for (let k = 0; k < count; k++) {
       const q = (ts >>> 2) + (start + k) * 2;
-      const t = this.i32[q + 1]! * TWO_32 + this.u32[q]!;
+      const t = readI64(u32, q);
       if (t > b.maxValidT) {
         refused.tooFar++;
         if (refused.farEntry < 0) {
@@ -267,7 +266,7 @@ export class Head {
    */
   replay(payload: Uint8Array, walSeg: number, minValidT = -Infinity): boolean {
     const ptr = this.ensureBatchBlock(payload.length);
-    this.views().set(payload, ptr);
+    this.mem.u8().set(payload, ptr);
     const floor = minValidT === -Infinity ? -(2n ** 63n) : BigInt(minValidT);
     return this.wasm.headReplay(ptr, payload.length, walSeg, floor) === 0;
   }
@@ -275,7 +274,7 @@ export class Head {
   /** The WAL payload of the last append's accepted samples; valid until the next head call. */
   walPayload(): Uint8Array {
     const ptr = this.wasm.headWalPtr();
-    return this.views().subarray(ptr, ptr + this.wasm.headWalLen());
+    return this.mem.u8().subarray(ptr, ptr + this.wasm.headWalLen());
   }
 
   /**
@@ -288,16 +287,17 @@ export class Head {
     if (n === 0) return 0;
     const at = w.headCutsPtr();
     for (let i = 0; i < n; i++) {
-      this.views();
+      // Again for every chunk: a visit may allocate in the module.
+      const u32 = this.mem.u32();
       const c = at + i * CUT.size;
       const q = c >>> 2;
-      const buf = this.u32[q + (CUT.buf >>> 2)]!;
-      const len = this.u32[q + (CUT.len >>> 2)]!;
+      const buf = u32[q + (CUT.buf >>> 2)]!;
+      const len = u32[q + (CUT.len >>> 2)]!;
       visit({
-        id: this.u32[q + (CUT.id >>> 2)]!,
-        minT: this.i32[q + (CUT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (CUT.minT >>> 2)]!,
-        maxT: this.i32[q + (CUT.maxT >>> 2) + 1]! * TWO_32 + this.u32[q + (CUT.maxT >>> 2)]!,
-        data: this.u8.subarray(buf, buf + len),
+        id: u32[q + (CUT.id >>> 2)]!,
+        minT: readI64(u32, q + (CUT.minT >>> 2)),
+        maxT: readI64(u32, q + (CUT.maxT >>> 2)),
+        data: this.mem.u8().subarray(buf, buf + len),
       });
     }
     w.headCutsRelease();
@@ -308,7 +308,7 @@ export class Head {
   createFromBytes(id: number, labelBytes: Uint8Array): Series | undefined {
     if (this.byId[id] !== undefined) return undefined;
     const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.views().set(labelBytes, ptr);
+    this.mem.u8().set(labelBytes, ptr);
     const hash = this.wasm.xxh64(ptr, labelBytes.length, 0n);
     const s = this.create(id, ptr, labelBytes.length, hash);
     this.reserveIds(id + 1);
@@ -321,44 +321,42 @@ export class Head {
    */
   lookup(hash: bigint, labelBytes: Uint8Array): Series | undefined {
     const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.views().set(labelBytes, ptr);
+    this.mem.u8().set(labelBytes, ptr);
     const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
     if (slot === 0) return undefined;
-    this.views();
-    return this.byId[this.u32[(slot + SLOT.id) >>> 2]!];
+    return this.byId[this.mem.u32()[(slot + SLOT.id) >>> 2]!];
   }
 
   /** Creates a series (not in the head yet) from canonical label bytes and their hash, with the next id. */
   createSeries(labelBytes: Uint8Array, hash: bigint): Series {
     const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.views().set(labelBytes, ptr);
+    this.mem.u8().set(labelBytes, ptr);
     return this.create(this.nextId, ptr, labelBytes.length, hash);
   }
 
   /** The series with these canonical label bytes (name 0xFF value 0xFF ...), if the head holds it. */
   find(labelBytes: Uint8Array): Series | undefined {
     const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.views().set(labelBytes, ptr);
+    this.mem.u8().set(labelBytes, ptr);
     const hash = this.wasm.xxh64(ptr, labelBytes.length, 0n);
     const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
     if (slot === 0) return undefined;
-    this.views();
-    return this.byId[this.u32[(slot + SLOT.id) >>> 2]!];
+    return this.byId[this.mem.u32()[(slot + SLOT.id) >>> 2]!];
   }
 
   /** xxh64 (seed 0) of `bytes`: of canonical label bytes, Prometheus' labels.Hash(). */
   hash(bytes: Uint8Array): bigint {
     const ptr = this.ensureBatchBlock(bytes.length + 8);
-    this.views().set(bytes, ptr);
+    this.mem.u8().set(bytes, ptr);
     return this.wasm.xxh64(ptr, bytes.length, 0n);
   }
 
   /** The canonical label bytes of a series (a copy). */
   labelBytes(s: Series): Uint8Array {
-    this.views();
-    const ptr = this.u32[(s.slot + 100) >>> 2]!;
-    const len = this.u32[(s.slot + 104) >>> 2]!;
-    return this.u8.slice(ptr, ptr + len);
+    const u32 = this.mem.u32();
+    const ptr = u32[(s.slot + SLOT.labels) >>> 2]!;
+    const len = u32[(s.slot + SLOT.labelsLen) >>> 2]!;
+    return this.mem.u8().slice(ptr, ptr + len);
   }
 
   /**
@@ -366,11 +364,11 @@ export class Head {
    * from chunk files only, so the sample rules hold after a restart.
    */
   setNewest(s: Series, t: number, valueBits: Float64Array): void {
-    this.views();
+    const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    writeI64(this.u32, this.i32, q + (SLOT.maxT >>> 2), t);
-    new Uint8Array(this.u8.buffer, s.slot + 80, 8).set(new Uint8Array(valueBits.buffer, valueBits.byteOffset, 8));
-    this.u32[q + (SLOT.flags >>> 2)] = this.u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
+    writeI64(u32, q + (SLOT.maxT >>> 2), t);
+    this.mem.u8().set(new Uint8Array(valueBits.buffer, valueBits.byteOffset, 8), s.slot + SLOT.lastV);
+    u32[q + (SLOT.flags >>> 2)] = u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
   }
 
   /**
@@ -383,10 +381,10 @@ export class Head {
 
   /** Newest timestamp of a series, or undefined when it has none. */
   newest(s: Series): number | undefined {
-    this.views();
+    const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    if ((this.u32[q + (SLOT.flags >>> 2)]! & SLOT_HAS_DATA) === 0) return undefined;
-    return this.i32[q + (SLOT.maxT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.maxT >>> 2)]!;
+    if ((u32[q + (SLOT.flags >>> 2)]! & SLOT_HAS_DATA) === 0) return undefined;
+    return readI64(u32, q + (SLOT.maxT >>> 2));
   }
 
   /** Whether a series holds any sample, in order or out of order. */
@@ -416,22 +414,22 @@ export class Head {
 
   /** The open float (XOR) chunk's span and sample count, undefined when there is none. */
   floatOpenChunk(s: Series): { minT: number; maxT: number; count: number; walSeg: number } | undefined {
-    this.views();
+    const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    if (this.u32[q + (SLOT.buf >>> 2)] === 0) return undefined;
+    if (u32[q + (SLOT.buf >>> 2)] === 0) return undefined;
     return {
-      minT: this.i32[q + (SLOT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.minT >>> 2)]!,
-      maxT: this.i32[q + (SLOT.lastT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.lastT >>> 2)]!,
-      count: this.u32[q + (SLOT.count >>> 2)]!,
-      walSeg: this.u32[q + (SLOT.walSeg >>> 2)]!,
+      minT: readI64(u32, q + (SLOT.minT >>> 2)),
+      maxT: readI64(u32, q + (SLOT.lastT >>> 2)),
+      count: u32[q + (SLOT.count >>> 2)]!,
+      walSeg: u32[q + (SLOT.walSeg >>> 2)]!,
     };
   }
 
   /** WAL segment of the open chunks' first sample; Infinity when there is no open chunk. */
   openChunkWalSeg(s: Series): number {
-    this.views();
+    const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    const f = this.u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : this.u32[q + (SLOT.walSeg >>> 2)]!;
+    const f = u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : u32[q + (SLOT.walSeg >>> 2)]!;
     const h = this.histograms.open(s.id)?.walSeg ?? Infinity;
     return Math.min(f, h);
   }
@@ -442,24 +440,24 @@ export class Head {
    * slot, no call into the module.
    */
   openChunkIn(s: Series, minT: number, maxT: number, arena?: ByteArena): { minT: number; maxT: number; encoding: number; data: Uint8Array } | undefined {
-    this.views();
+    const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    const buf = this.u32[q + (SLOT.buf >>> 2)]!;
-    if (buf === 0 || this.u32[q + (SLOT.count >>> 2)] === 0) return undefined;
-    const cMin = this.i32[q + (SLOT.minT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.minT >>> 2)]!;
-    const cMax = this.i32[q + (SLOT.lastT >>> 2) + 1]! * TWO_32 + this.u32[q + (SLOT.lastT >>> 2)]!;
+    const buf = u32[q + (SLOT.buf >>> 2)]!;
+    if (buf === 0 || u32[q + (SLOT.count >>> 2)] === 0) return undefined;
+    const cMin = readI64(u32, q + (SLOT.minT >>> 2));
+    const cMax = readI64(u32, q + (SLOT.lastT >>> 2));
     if (cMax < minT || cMin > maxT) return undefined;
     // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
-    const len = ((this.u32[q]! + 7) >>> 3) + this.u32[q + (SLOT.padByte >>> 2)]!;
-    return { minT: cMin, maxT: cMax, encoding: 1, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
+    const len = ((u32[q + (SLOT.bitPos >>> 2)]! + 7) >>> 3) + u32[q + (SLOT.padByte >>> 2)]!;
+    const u8 = this.mem.u8();
+    return { minT: cMin, maxT: cMax, encoding: 1, data: arena === undefined ? u8.slice(buf, buf + len) : arena.copy(u8, buf, buf + len) };
   }
 
   /** A copy of the open float (XOR) chunk's bytes as they stand (call only when there is one). */
   openChunkBytes(s: Series): Uint8Array {
     const len = this.wasm.appenderBytes(s.slot);
-    this.views();
-    const buf = this.u32[(s.slot + SLOT.buf) >>> 2]!;
-    return this.u8.slice(buf, buf + len);
+    const buf = this.mem.u32()[(s.slot + SLOT.buf) >>> 2]!;
+    return this.mem.u8().slice(buf, buf + len);
   }
 
   /**
@@ -479,8 +477,7 @@ export class Head {
 
   /** Whether the series has an open float (XOR) chunk. */
   hasFloatOpen(s: Series): boolean {
-    this.views();
-    return this.u32[(s.slot + SLOT.buf) >>> 2] !== 0;
+    return this.mem.u32()[(s.slot + SLOT.buf) >>> 2] !== 0;
   }
 
   /** Frees the open chunks without keeping them (retention). */
@@ -535,13 +532,14 @@ export class Head {
   }
 
   private decodeLabels(ptr: number, len: number): string[] {
-    this.views();
+    const u8 = this.mem.u8();
+    const text = this.mem.buffer();
     const out: string[] = [];
     let start = ptr;
     const end = ptr + len;
     for (let i = ptr; i < end; i++) {
-      if (this.u8[i] !== 0xff) continue;
-      out.push(this.buf.toString('utf8', start, i));
+      if (u8[i] !== 0xff) continue;
+      out.push(text.toString('utf8', start, i));
       start = i + 1;
     }
     return out;
@@ -581,8 +579,8 @@ export class Head {
   }
 
   private readU64(ptr: number): bigint {
-    this.views();
-    return (BigInt(this.u32[(ptr >>> 2) + 1]!) << 32n) | BigInt(this.u32[ptr >>> 2]!);
+    const u32 = this.mem.u32();
+    return (BigInt(u32[(ptr >>> 2) + 1]!) << 32n) | BigInt(u32[ptr >>> 2]!);
   }
 
   private ensureBatchBlock(size: number): number {
@@ -602,22 +600,20 @@ export class Head {
     }
     return this.listBlock;
   }
-
-  /** Refreshes the views after memory growth and returns the byte view. */
-  private views(): Uint8Array {
-    if (this.u8.length === 0) {
-      const b = this.wasm.memory.buffer;
-      this.u8 = new Uint8Array(b);
-      this.u32 = new Uint32Array(b);
-      this.i32 = new Int32Array(b);
-      this.buf = Buffer.from(b);
-    }
-    return this.u8;
-  }
 }
 
-function writeI64(u32: Uint32Array, i32: Int32Array, q: number, n: number): void {
+/**
+ * The i64 at word `q` of module memory (low word first) as a number, exact
+ * within ±2^53. The high word is read signed (`| 0`), as an Int32Array
+ * would: one view serves every read of the head.
+ */
+function readI64(u32: Uint32Array, q: number): number {
+  return (u32[q + 1]! | 0) * TWO_32 + u32[q]!;
+}
+
+/** Writes `n` (an integer within ±2^53) as the i64 at word `q`: a negative high word is stored as its two's complement bits. */
+function writeI64(u32: Uint32Array, q: number, n: number): void {
   const hi = Math.floor(n / TWO_32);
   u32[q] = n - hi * TWO_32;
-  i32[q + 1] = hi;
+  u32[q + 1] = hi;
 }

@@ -3,7 +3,7 @@ import { bodyIsFloat, decodeBody } from '../record/histogram-body.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
 import { sameHistogram } from '../chunkenc/histogram/equal.js';
 import type { HistogramRecordWriter } from '../record/histogram-record.js';
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import type { AppendBounds, Head, HeadAppendStats, RejectKey } from './head.js';
 import type { Series } from './series.js';
 

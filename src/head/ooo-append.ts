@@ -16,7 +16,7 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { XorIterator, threadCodec } from '../chunkenc/index.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { Head, HeadAppendStats } from './head.js';
-import { OOO_ENTRY } from '../wasm/head.js';
+import { OOO_ENTRY } from '../wasm/layout.js';
 import { INSERT_ADDED, INSERT_SAME, type OooHead } from './ooo-head.js';
 import type { Series } from './series.js';
 import { MatchType, type LabelMatcher } from '../index/types.js';

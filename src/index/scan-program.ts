@@ -1,4 +1,4 @@
-import { PROG_FOLD, PROG_SLACK, PROG_UNSURE_NON_ASCII } from './matcher-wasm.js';
+import { PROG_FOLD, PROG_SLACK, PROG_UNSURE_NON_ASCII } from '../wasm/layout.js';
 import type { RegexShape } from './regex-shape.js';
 
 const encoder = new TextEncoder();

@@ -1,4 +1,6 @@
-import { MatcherViews, OUT_SLACK, threadMatcherWasm, type MatcherWasm } from './matcher-wasm.js';
+import { OUT_SLACK } from '../wasm/layout.js';
+import { threadMatcherWasm, type MatcherWasm } from '../wasm/matcher.js';
+import { WasmMemory } from '../wasm/memory.js';
 
 /** Where a workspace copies stored postings lists from (PostingsLists). */
 export interface ListSource {
@@ -41,10 +43,10 @@ class ArraysSource implements ListSource {
  * each input once and only the final result out.
  */
 export class PostingsAlgebra {
-  readonly views: MatcherViews;
+  readonly views: WasmMemory;
 
   constructor(readonly wasm: MatcherWasm = threadMatcherWasm()) {
-    this.views = new MatcherViews(wasm);
+    this.views = new WasmMemory(wasm);
   }
 
   /** A workspace; release it (try/finally) to free its module memory. */
@@ -87,7 +89,7 @@ export class Workspace {
 
   constructor(
     private readonly wasm: MatcherWasm,
-    private readonly views: MatcherViews,
+    private readonly views: WasmMemory,
   ) {}
 
   /** Copies a sorted id list in. */

@@ -1,7 +1,7 @@
 import type { RE2JS } from 're2js';
 import type { LabelDict } from './label-dict.js';
 import { Lru } from './lru.js';
-import { UNSURE } from './matcher-wasm.js';
+import { UNSURE } from '../wasm/layout.js';
 import { isLiteralSet, recognise, shapeMatchesEmpty, type RegexShape } from './regex-shape.js';
 import { compileRe2, Re2Matcher } from './re2-matcher.js';
 import { encodeProgram } from './scan-program.js';

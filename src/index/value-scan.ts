@@ -1,5 +1,7 @@
 import type { LabelDict } from './label-dict.js';
-import { DICT_SLACK, MatcherViews, threadMatcherWasm, type MatcherWasm } from './matcher-wasm.js';
+import { DICT_SLACK } from '../wasm/layout.js';
+import { threadMatcherWasm, type MatcherWasm } from '../wasm/matcher.js';
+import { WasmMemory } from '../wasm/memory.js';
 
 /**
  * Runs fast-path programs (scan-program.ts) over value dictionaries in
@@ -7,11 +9,11 @@ import { DICT_SLACK, MatcherViews, threadMatcherWasm, type MatcherWasm } from '.
  * memory, one call, one copy of the answer out.
  */
 export class ValueScanner {
-  private readonly views: MatcherViews;
+  private readonly views: WasmMemory;
   private result = new Uint32Array(256);
 
   constructor(readonly wasm: MatcherWasm = threadMatcherWasm()) {
-    this.views = new MatcherViews(wasm);
+    this.views = new WasmMemory(wasm);
   }
 
   /**

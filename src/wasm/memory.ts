@@ -1,41 +1,46 @@
-import type { StrataWasm } from './module.js';
+import type { MemoryExports } from './exports.js';
 
 /**
- * Views over a module's memory. Growing the memory detaches earlier views,
- * so every access goes through `u8()`/`i32()`, which rebuild them then.
- * A detached view has length 0, which is cheaper to test than fetching
- * `memory.buffer` on every call.
+ * Views over a module instance's memory: the codecs, the head and the
+ * matcher all read and write it through this class.
+ * Growing the memory detaches earlier views, so every access goes through
+ * an accessor, which rebuilds its view then. A detached view has length 0,
+ * which is cheaper to test than fetching `memory.buffer` on every call.
+ * A view is valid until the next call that may allocate in the module.
  */
 export class WasmMemory {
   private u8View = new Uint8Array(0);
+  private u32View = new Uint32Array(0);
   private i32View = new Int32Array(0);
+  private f64View = new Float64Array(0);
+  private bufferView = Buffer.alloc(0);
 
-  constructor(readonly wasm: StrataWasm) {}
+  constructor(readonly wasm: MemoryExports) {}
 
   u8(): Uint8Array {
-    this.refresh();
+    if (this.u8View.length === 0) this.u8View = new Uint8Array(this.wasm.memory.buffer);
     return this.u8View;
   }
 
+  u32(): Uint32Array {
+    if (this.u32View.length === 0) this.u32View = new Uint32Array(this.wasm.memory.buffer);
+    return this.u32View;
+  }
+
   i32(): Int32Array {
-    this.refresh();
+    if (this.i32View.length === 0) this.i32View = new Int32Array(this.wasm.memory.buffer);
     return this.i32View;
   }
 
   f64(): Float64Array {
-    this.refresh();
+    if (this.f64View.length === 0) this.f64View = new Float64Array(this.wasm.memory.buffer);
     return this.f64View;
   }
 
-  private f64View = new Float64Array(0);
-
-  private refresh(): void {
-    if (this.u8View.length === 0) {
-      const buffer = this.wasm.memory.buffer;
-      this.u8View = new Uint8Array(buffer);
-      this.i32View = new Int32Array(buffer);
-      this.f64View = new Float64Array(buffer);
-    }
+  /** The memory as a Buffer, for its string decoding. */
+  buffer(): Buffer {
+    if (this.bufferView.length === 0) this.bufferView = Buffer.from(this.wasm.memory.buffer);
+    return this.bufferView;
   }
 }
 
@@ -44,7 +49,7 @@ export class WasmBlock {
   ptr = 0;
   size = 0;
 
-  constructor(private readonly wasm: StrataWasm, initial = 0) {
+  constructor(private readonly wasm: MemoryExports, initial = 0) {
     if (initial > 0) this.ensure(initial);
   }
 

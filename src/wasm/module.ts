@@ -1,49 +1,25 @@
 import { readFileSync } from 'node:fs';
+import type { StrataWasm } from './exports.js';
+import { checkLayout } from './layout-check.js';
 
-/** The exports of build/strata.wasm (see assembly/index.ts). Pointers are byte offsets. */
-export interface StrataWasm {
-  memory: WebAssembly.Memory;
-  alloc(size: number): number;
-  free(ptr: number): void;
-  appenderInit(state: number, buf: number): void;
-  appenderBytes(state: number): number;
-  appenderCount(state: number): number;
-  appendSamples(state: number, buf: number, cap: number, ts: number, vals: number, n: number): number;
-  iterInit(it: number, buf: number, len: number): number;
-  iterBatch(it: number, buf: number, len: number, tsOut: number, valOut: number, max: number): number;
-  iterSeek(it: number, buf: number, len: number, target: bigint, tsOut: number, valOut: number): number;
-  iterIndex(it: number): number;
-  iterErr(it: number): number;
-  decodeChunk(it: number, buf: number, len: number, tsOut: number, valOut: number, max: number): number;
-}
-
-/** Sizes fixed by assembly/xor.ts. */
-export const APPENDER_SIZE = 48;
-export const ITERATOR_SIZE = 48;
-/** Readable slack the module needs after every chunk buffer. */
-export const SLACK_BYTES = 8;
-/** Upper bound of the bytes one sample adds to a chunk (157 bits, rounded up). */
-export const MAX_SAMPLE_BYTES = 20;
-export const MAX_SAMPLES = 65535;
+// chunkenc/index.ts re-exports MAX_SAMPLES from here; its home is layout.ts.
+export { MAX_SAMPLES } from './layout.js';
 
 const wasmUrl = new URL('../../build/strata.wasm', import.meta.url);
 let compiled: WebAssembly.Module | undefined;
 
-/**
- * Compiles build/strata.wasm once per thread (synchronously: it is small)
- * and returns a new instance with its own memory.
- */
-export function instantiateStrataWasm(): StrataWasm {
-  if (compiled === undefined) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(wasmUrl);
-    } catch (err) {
-      throw new Error(`cannot read ${wasmUrl.pathname}: run \`npm run build:wasm\` first (${(err as Error).message})`);
-    }
-    compiled = new WebAssembly.Module(bytes);
+function readModule(): WebAssembly.Module {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(wasmUrl);
+  } catch (err) {
+    throw new Error(`cannot read ${wasmUrl.pathname}: run \`npm run build:wasm\` first (${(err as Error).message})`);
   }
-  const instance = new WebAssembly.Instance(compiled, {
+  return new WebAssembly.Module(bytes);
+}
+
+function instantiate(module: WebAssembly.Module): StrataWasm {
+  const instance = new WebAssembly.Instance(module, {
     env: {
       abort(_msg: number, _file: number, line: number, column: number): never {
         throw new Error(`strata.wasm aborted at ${line}:${column}`);
@@ -51,4 +27,20 @@ export function instantiateStrataWasm(): StrataWasm {
     },
   });
   return instance.exports as unknown as StrataWasm;
+}
+
+/**
+ * A new instance of build/strata.wasm, with its own memory. The module is
+ * compiled once per thread (synchronously: it is small), and its first
+ * instance is checked against layout.ts (checkLayout): a module built from
+ * other sources throws here, naming the constant, not later as corrupt data.
+ * A module that fails the check is not kept, so every call fails alike.
+ */
+export function instantiateStrataWasm(): StrataWasm {
+  if (compiled !== undefined) return instantiate(compiled);
+  const module = readModule();
+  const wasm = instantiate(module);
+  checkLayout(wasm as unknown as Readonly<Record<string, unknown>>);
+  compiled = module;
+  return wasm;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OUT_SLACK, threadMatcherWasm, DICT_SLACK, PROG_SLACK, UNSURE, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_PLUS, ANY_STAR } from '../../src/index/matcher-wasm.js';
+import { threadMatcherWasm } from '../../src/wasm/matcher.js';
+import { OUT_SLACK, DICT_SLACK, PROG_SLACK, UNSURE, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_PLUS, ANY_STAR } from '../../src/wasm/layout.js';
 import { PostingsAlgebra } from '../../src/index/set-ops.js';
 import { rng } from '../support/series.js';
 import { randomIds, type Next } from './random-labels.js';

@@ -1,4 +1,5 @@
 import { ChunkDecodeError } from '../errors.js';
+import { HIST_ERR } from '../../wasm/layout.js';
 
 /** The ways a histogram chunk fails to decode, shared by both decoders. */
 export type HistogramDecodeFailure =
@@ -14,19 +15,25 @@ const details: Record<HistogramDecodeFailure, string> = {
   'unsupported-schema': 'uses the custom-buckets schema (-53), which this decoder does not read',
 };
 
-/** Error codes of assembly/histogram.ts, in the order of `codes` below. */
-const codes: HistogramDecodeFailure[] = [
-  'too-short', 'truncated', 'bad-xor-window', 'trailing-bytes', 'too-many-samples', 'bad-layout', 'unsupported-schema',
-];
+/** Error codes of assembly/histogram.ts. */
+const codes: Record<number, HistogramDecodeFailure> = {
+  [HIST_ERR.tooShort]: 'too-short',
+  [HIST_ERR.truncated]: 'truncated',
+  [HIST_ERR.badWindow]: 'bad-xor-window',
+  [HIST_ERR.trailing]: 'trailing-bytes',
+  [HIST_ERR.tooMany]: 'too-many-samples',
+  [HIST_ERR.badLayout]: 'bad-layout',
+  [HIST_ERR.schema]: 'unsupported-schema',
+};
 
 /** A ChunkDecodeError for a `kind` ('histogram' or 'float histogram') chunk. */
 export function histogramDecodeError(reason: HistogramDecodeFailure, sampleIndex: number, kind: string): ChunkDecodeError {
   return new ChunkDecodeError(reason, sampleIndex, details[reason], kind);
 }
 
-/** Maps a negative result of the wasm decoder (-1 is codes[0]) to a ChunkDecodeError. */
+/** Maps a negative result of the wasm decoder to a ChunkDecodeError. */
 export function wasmHistogramDecodeError(code: number, sampleIndex: number, kind: string): ChunkDecodeError {
-  const reason = codes[-code - 1];
+  const reason = codes[code];
   if (reason === undefined) return new ChunkDecodeError('truncated', sampleIndex, `unknown decoder error ${code}`, kind);
   return histogramDecodeError(reason, sampleIndex, kind);
 }

@@ -5,7 +5,8 @@ import type { FloatHistogram, Histogram } from './types.js';
 import { sameSpansPacked, type PackedHistogram } from './packed.js';
 import { badInteger } from './wasm-codec.js';
 import { layoutBytes, layoutChunkBytes, putLayout, putPacked, putSample } from './wasm-io.js';
-import { HIST, threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
+import { threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
+import { HIST } from '../../wasm/layout.js';
 
 // A histogram chunk that grows one sample at a time in WebAssembly. The
 // appender state and the per-bucket state stay in module memory, in a block

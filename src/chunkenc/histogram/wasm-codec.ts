@@ -6,7 +6,8 @@ import { counterResetHint, headerFromHint, staleHistogram } from './samples.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram } from './types.js';
 import { getNumbers, getSpans, layoutBytes, layoutChunkBytes, putLayout, putSample } from './wasm-io.js';
-import { FIELD, HIST, threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
+import { threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
+import { HIST, HIST_FIELD } from '../../wasm/layout.js';
 
 // The histogram chunk codecs in WebAssembly (assembly/histogram.ts): one
 // call appends a whole batch of samples or decodes a whole chunk. Samples
@@ -85,14 +86,14 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
   hw.mem.u8().set(chunk, buf);
   const count = fns.histDecodeInit(state, buf, len, float ? 1 : 0);
   if (count < 0) throw wasmHistogramDecodeError(count, 0, kind);
-  const header = fns.histDecodeField(state, FIELD.HEADER) as CounterResetHeader;
+  const header = fns.histDecodeField(state, HIST_FIELD.HEADER) as CounterResetHeader;
   const timestamps = new BigInt64Array(count);
   const histograms: Histogram[] = [];
   if (count === 0) return { timestamps, histograms, header };
-  const nPosSpans = fns.histDecodeField(state, FIELD.POS_SPANS);
-  const nNegSpans = fns.histDecodeField(state, FIELD.NEG_SPANS);
-  const numP = fns.histDecodeField(state, FIELD.NUM_POS);
-  const numN = fns.histDecodeField(state, FIELD.NUM_NEG);
+  const nPosSpans = fns.histDecodeField(state, HIST_FIELD.POS_SPANS);
+  const nNegSpans = fns.histDecodeField(state, HIST_FIELD.NEG_SPANS);
+  const numP = fns.histDecodeField(state, HIST_FIELD.NUM_POS);
+  const numN = fns.histDecodeField(state, HIST_FIELD.NUM_NEG);
   const nb = numP + numN;
   // Every bucket value of a sample takes at least one bit of the chunk; stale markers carry none.
   const cap = count * HIST.SAMPLE_FIXED + Math.min(len * 8, count * nb) * 8 + 64;
@@ -106,7 +107,7 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
   const i32 = hw.mem.i32();
   const positiveSpans = getSpans(i32, spansAt, nPosSpans);
   const negativeSpans = getSpans(i32, spansAt + nPosSpans * 8, nNegSpans);
-  const schema = fns.histDecodeField(state, FIELD.SCHEMA);
+  const schema = fns.histDecodeField(state, HIST_FIELD.SCHEMA);
   const zeroThreshold = f64[(state + HIST.STATE_ZT) >>> 3]!;
   const tsWords = new Int32Array(timestamps.buffer);
   let at = out >>> 3;

@@ -1,5 +1,5 @@
 import type { ChunkLayout } from './check.js';
-import { HIST } from '../../wasm/histogram.js';
+import { HIST } from '../../wasm/layout.js';
 import type { PackedHistogram } from './packed.js';
 import type { FloatHistogram, Histogram, Span } from './types.js';
 

@@ -1,6 +1,6 @@
 import { chunkFull } from '../errors.js';
 import { WasmBlock, copyIn } from '../../wasm/memory.js';
-import { APPENDER_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES } from '../../wasm/module.js';
+import { APPENDER_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES } from '../../wasm/layout.js';
 import type { WasmXorCodec } from './wasm-codec.js';
 
 const INITIAL_CAPACITY = 256;

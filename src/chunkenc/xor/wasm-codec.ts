@@ -2,10 +2,9 @@ import { chunkFull } from '../errors.js';
 import { wasmDecodeError } from '../decode-errors.js';
 import type { Samples, XorCodec } from '../types.js';
 import { WasmBlock, WasmMemory, copyIn } from '../../wasm/memory.js';
-import {
-  APPENDER_SIZE, ITERATOR_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES,
-  instantiateStrataWasm, type StrataWasm,
-} from '../../wasm/module.js';
+import type { StrataWasm } from '../../wasm/exports.js';
+import { APPENDER_SIZE, ITERATOR_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES } from '../../wasm/layout.js';
+import { instantiateStrataWasm } from '../../wasm/module.js';
 
 /** Chunk bytes needed for `n` samples in the worst case, slack included. */
 export function chunkCapacity(n: number): number {

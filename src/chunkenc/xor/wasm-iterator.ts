@@ -1,7 +1,7 @@
 import type { ChunkDecodeError } from '../errors.js';
 import { wasmDecodeError } from '../decode-errors.js';
 import { WasmBlock } from '../../wasm/memory.js';
-import { ITERATOR_SIZE, SLACK_BYTES } from '../../wasm/module.js';
+import { ITERATOR_SIZE, SLACK_BYTES } from '../../wasm/layout.js';
 import type { WasmXorCodec } from './wasm-codec.js';
 
 const TWO_32 = 2 ** 32;
