@@ -5,7 +5,6 @@
  */
 import { uncompressSync } from 'snappy';
 import { threadCodec } from '../chunkenc/index.js';
-import type { HeadWasm } from '../wasm/head.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { batchBuffers, bodyBuffers, bodyBytes } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
@@ -134,7 +133,7 @@ function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessa
   try {
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
-    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm as HeadWasm, cache, spare) };
+    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm, cache, spare) };
   } catch (err) {
     if (!(err instanceof MalformedRequestError)) throw err;
     return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;

@@ -1,4 +1,4 @@
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../record/append-batch.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
 import { SamplesRejectedError } from '../errors/write-errors.js';

@@ -20,7 +20,7 @@
  * again, as it would have been without the cache.
  */
 import { viewAppendBatch } from '../record/append-batch.js';
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import type { Head } from '../head/head.js';
 import { KEY_RECORD_WORDS } from './parse/parse-write.js';
 import { insertRef, newSeriesTable, tableBytes } from './series-table.js';

@@ -5,19 +5,14 @@
  * up in the shared table (series-table.ts).
  */
 import type { HeadWasm } from '../wasm/head.js';
+import { KEYED, SERIES_KEY } from '../wasm/layout.js';
 import { probeRef, tableSeeds } from './series-table.js';
 
-/** assembly/series-keys.ts's export. */
-interface SeriesKeysWasm extends HeadWasm {
-  seriesKeys(req: number, len: number, out: number, cap: number, seedA: bigint, seedB: bigint): number;
-}
-
-// Record of one TimeSeries (8 words), as assembly/series-keys.ts writes it.
-const REC_WORDS = 8;
-const LABELS_END = 2;
-const FLAGS = 3;
-const KEY_A = 4;
-const KEYED = 1;
+// Record of one TimeSeries, as assembly/series-keys.ts writes it, in int32 words.
+const REC_WORDS = SERIES_KEY.size / 4;
+const LABELS_END = SERIES_KEY.labelsEnd / 4;
+const FLAGS = SERIES_KEY.flags / 4;
+const KEY_A = SERIES_KEY.a / 4;
 
 /** Refs found by the last RequestKeys.of on this thread, by TimeSeries. */
 let refScratch = new Int32Array(4096);
@@ -43,7 +38,7 @@ export class RequestKeys {
    * the walk finds another count (a malformed request: read it in full).
    */
   static of(wasm: HeadWasm, bytes: Uint8Array, series: number, tenant: Uint8Array, table: Int32Array): RequestKeys | undefined {
-    const w = wasm as SeriesKeysWasm;
+    const w = wasm;
     const out = (bytes.length + 7) & ~7;
     const tenantAt = out + series * REC_WORDS * 4;
     const ptr = w.alloc(tenantAt + tenant.length + 8);

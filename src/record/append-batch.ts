@@ -9,7 +9,7 @@
  * and the label bytes (batch-builder.ts: canonical form). The buffer may
  * hold more bytes after the batch (a reused buffer); they are ignored.
  */
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
 import { checkLabelSet, EntryBatchBuilder, hashEntries } from './batch-builder.js';
 

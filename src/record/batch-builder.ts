@@ -9,7 +9,7 @@
  * never occurs in UTF-8, so the form is unambiguous).
  */
 import { invalidLabels } from '../errors/write-errors.js';
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
 
 const ENTRY_WORDS = ENTRY.size / 4;

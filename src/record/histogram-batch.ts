@@ -25,7 +25,7 @@
 import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
 import { HistogramFields, validateHistogram } from '../chunkenc/histogram/fields.js';
 import { invalidLabels } from '../errors/write-errors.js';
-import { ENTRY } from '../wasm/head.js';
+import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
 import { checkLabelSet, EntryBatchBuilder, grownBytes, hashEntries } from './batch-builder.js';
 import { fieldsOf, maxBodyBytes, writeBody } from './histogram-body.js';

@@ -1,9 +1,6 @@
 import type { HashExports, HeadExports, MemoryExports, SeriesKeysExports, XorExports } from './exports.js';
 import { instantiateStrataWasm } from './module.js';
 
-// src/record and src/ingest import ENTRY from here; its home is layout.ts.
-export { ENTRY } from './layout.js';
-
 /**
  * The module as the head and the write path use it: the head's functions,
  * the hashes of batches and request keys, and the XOR appender state of
