@@ -6,12 +6,10 @@
  * the WebAssembly implementation) and its chunker (chunker.ts),
  * so that readers do not depend on their shape.
  */
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from './encoding.js';
 import { HistogramChunker } from './histogram/chunker.js';
 import { wasmHistogramCodecs } from './histogram/impl.js';
 import type { FloatHistogram, Histogram } from './histogram/types.js';
-
-const HISTOGRAM = 2;
-const FLOAT_HISTOGRAM = 3;
 
 /**
  * Samples per chunk encoded here: Prometheus' seriesToChunkEncoder (what
@@ -52,8 +50,8 @@ export interface EncodedHistogramChunk {
 export function decodeHistogramChunk(encoding: number, data: Uint8Array): DecodedHistogramChunk {
   const codecs = wasmHistogramCodecs();
   let d;
-  if (encoding === HISTOGRAM) d = codecs.histogram.decode(data);
-  else if (encoding === FLOAT_HISTOGRAM) d = codecs.floatHistogram.decode(data);
+  if (encoding === ENCODING_HISTOGRAM) d = codecs.histogram.decode(data);
+  else if (encoding === ENCODING_FLOAT_HISTOGRAM) d = codecs.floatHistogram.decode(data);
   else throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
   const t = new Array<number>(d.timestamps.length);
   for (let i = 0; i < t.length; i++) t[i] = Number(d.timestamps[i]!);
@@ -73,7 +71,7 @@ export function decodeHistogramChunk(encoding: number, data: Uint8Array): Decode
  * follow its neighbour in the chunk it came from has hint 0 unless a gauge).
  */
 export function encodeHistogramChunks(encoding: number, t: readonly number[], h: readonly HistogramSample[]): EncodedHistogramChunk[] {
-  if (encoding !== HISTOGRAM && encoding !== FLOAT_HISTOGRAM) throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
+  if (encoding !== ENCODING_HISTOGRAM && encoding !== ENCODING_FLOAT_HISTOGRAM) throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
   if (t.length !== h.length) throw new Error(`${t.length} timestamps but ${h.length} histograms`);
   const chunker = new HistogramChunker({ chunkRange: NO_TIME_CUTS, samplesPerChunk: NO_COUNT_CUTS });
   const out: EncodedHistogramChunk[] = [];
@@ -82,7 +80,7 @@ export function encodeHistogramChunks(encoding: number, t: readonly number[], h:
   };
   for (let i = 0; i < t.length; i++) {
     if ((chunker.open?.count ?? 0) >= ENCODED_CHUNK_SAMPLES) keep(chunker.cut());
-    const r = encoding === HISTOGRAM ? chunker.appendHistogram(t[i]!, h[i] as Histogram) : chunker.appendFloatHistogram(t[i]!, h[i] as FloatHistogram);
+    const r = encoding === ENCODING_HISTOGRAM ? chunker.appendHistogram(t[i]!, h[i] as Histogram) : chunker.appendFloatHistogram(t[i]!, h[i] as FloatHistogram);
     if (!r.appended) throw new Error(`histogram sample at ${t[i]} ms does not come after the one before`);
     keep(r.closed);
   }

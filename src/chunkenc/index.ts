@@ -6,6 +6,11 @@
  * as Prometheus.
  */
 export type { Samples, XorCodec } from './types.js';
+export {
+  ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, ENCODING_NAMES, ENCODING_NONE, ENCODING_XOR,
+  encodingName, isHistogramEncoding, isKnownEncoding, remoteReadChunkEncoding, thanosChunkEncoding,
+  type ChunkEncoding, type Encoding, type HistogramEncoding,
+} from './encoding.js';
 export { ChunkDecodeError, ChunkEncodeError } from './errors.js';
 export { WasmXorCodec, chunkCapacity, chunkSampleCount } from './xor/wasm-codec.js';
 export { XorIterator } from './xor/wasm-iterator.js';

@@ -1,5 +1,6 @@
 import { instantiateHeadWasm, CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/head.js';
 import type { HeadWasm } from '../wasm/head.js';
+import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import { viewAppendBatch } from '../record/sample-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
@@ -451,7 +452,7 @@ export class Head {
     if (cMax < minT || cMin > maxT) return undefined;
     // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
     const len = ((this.u32[q]! + 7) >>> 3) + this.u32[q + (SLOT.padByte >>> 2)]!;
-    return { minT: cMin, maxT: cMax, encoding: 1, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
+    return { minT: cMin, maxT: cMax, encoding: ENCODING_XOR, data: arena === undefined ? this.u8.slice(buf, buf + len) : arena.copy(this.u8, buf, buf + len) };
   }
 
   /** A copy of the open float (XOR) chunk's bytes as they stand (call only when there is one). */

@@ -2,8 +2,7 @@
  * Native histogram chunks (Prometheus encodings 2 and 3) decoded for
  * select: the samples within a range, as the library's HistogramSample.
  */
-import { wasmHistogramCodecs } from '../chunkenc/index.js';
-import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../chunkenc/histogram/types.js';
+import { ENCODING_FLOAT_HISTOGRAM, isHistogramEncoding, wasmHistogramCodecs } from '../chunkenc/index.js';
 import type { StoredChunk } from '../query/types.js';
 import type { HistogramSample } from './histogram-types.js';
 
@@ -11,7 +10,7 @@ const TWO_32 = 4294967296;
 
 /** Whether `c` holds native histograms. */
 export function isHistogramChunk(c: StoredChunk): boolean {
-  return c.encoding === ENCODING_HISTOGRAM || c.encoding === ENCODING_FLOAT_HISTOGRAM;
+  return c.encoding !== undefined && isHistogramEncoding(c.encoding);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { isStaleNaN, type ChunkLayout } from './check.js';
 import { HEADER_GAUGE, type CounterResetHeader } from './codec.js';
 import {
@@ -11,7 +12,7 @@ import type { FloatHistogram, Histogram, Span } from './types.js';
 
 /** What Prometheus' appender of a chunk knows when the next sample comes. */
 export interface AppenderState {
-  encoding: 2 | 3;
+  encoding: HistogramEncoding;
   /** The chunk's counter-reset header. */
   header: CounterResetHeader;
   /** Samples in the chunk (at least 1). */
@@ -49,7 +50,7 @@ export function appendable(a: AppenderState, h: Histogram | FloatHistogram): App
   if (h.count < a.last.count) return RESET;
   if (h.schema !== a.layout.schema || h.zeroThreshold !== a.layout.zeroThreshold) return NONE;
   if (h.zeroCount < a.last.zeroCount) return RESET;
-  const deltas = a.encoding === 2;
+  const deltas = a.encoding === ENCODING_HISTOGRAM;
   // The common case, a scrape with the chunk's very spans: no inserts, buckets compared pairwise.
   if (sameSpans(a.layout.positiveSpans, h.positiveSpans) && sameSpans(a.layout.negativeSpans, h.negativeSpans)) {
     if (dropped(a.last.positiveBuckets, h.positiveBuckets, deltas) || dropped(a.last.negativeBuckets, h.negativeBuckets, deltas)) return RESET;

@@ -1,3 +1,4 @@
+import type { HistogramEncoding } from '../encoding.js';
 import type { PackedHistogram } from './packed.js';
 import type { FloatHistogram, Histogram } from './types.js';
 
@@ -47,7 +48,7 @@ export interface DecodedHistogramChunk<H> {
 export interface HistogramChunkCodec<H extends Histogram | FloatHistogram> {
   readonly name: string;
   /** ENCODING_HISTOGRAM (2) or ENCODING_FLOAT_HISTOGRAM (3). */
-  readonly encoding: 2 | 3;
+  readonly encoding: HistogramEncoding;
   /**
    * Encodes the samples, in the order given, as one chunk, exactly as
    * Prometheus' appender writes them one after another into a new chunk
@@ -79,7 +80,7 @@ export interface HistogramChunkCodec<H extends Histogram | FloatHistogram> {
  * chunker; `encode` is a loop over it.
  */
 export interface HistogramChunkAppender<H extends Histogram | FloatHistogram> {
-  readonly encoding: 2 | 3;
+  readonly encoding: HistogramEncoding;
   /** Samples in the chunk. */
   readonly numSamples: number;
   /** Drops the chunk and starts an empty one with this header. */

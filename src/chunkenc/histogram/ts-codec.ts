@@ -1,3 +1,4 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../encoding.js';
 import { ChunkEncodeError } from '../errors.js';
 import type { CounterResetHeader, DecodedHistogramChunk, HistogramChunkCodec } from './codec.js';
 import { headerFromHint } from './samples.js';
@@ -33,7 +34,7 @@ function encodeWith<H extends Histogram | FloatHistogram>(
  */
 export class TsHistogramCodec implements HistogramChunkCodec<Histogram> {
   readonly name = 'ts';
-  readonly encoding = 2;
+  readonly encoding = ENCODING_HISTOGRAM;
 
   encode(timestamps: BigInt64Array, histograms: readonly Histogram[], header?: CounterResetHeader): Uint8Array {
     return encodeWith(new TsHistogramAppender(), timestamps, histograms, header);
@@ -47,7 +48,7 @@ export class TsHistogramCodec implements HistogramChunkCodec<Histogram> {
 /** Float histogram chunks (encoding 3) in TypeScript. Same contract as TsHistogramCodec. */
 export class TsFloatHistogramCodec implements HistogramChunkCodec<FloatHistogram> {
   readonly name = 'ts';
-  readonly encoding = 3;
+  readonly encoding = ENCODING_FLOAT_HISTOGRAM;
 
   encode(timestamps: BigInt64Array, histograms: readonly FloatHistogram[], header?: CounterResetHeader): Uint8Array {
     return encodeWith(new TsFloatHistogramAppender(), timestamps, histograms, header);

@@ -6,10 +6,6 @@
  * a stale marker is a histogram whose sum is Prometheus' StaleNaN.
  */
 
-/** Prometheus' chunk encoding numbers (chunkenc.Encoding) for histograms. */
-export const ENCODING_HISTOGRAM = 2;
-export const ENCODING_FLOAT_HISTOGRAM = 3;
-
 /**
  * histogram.CounterResetHint, numbered as prompb.Histogram.ResetHint:
  * 0 unknown, 1 counter reset, 2 not a counter reset, 3 gauge histogram.

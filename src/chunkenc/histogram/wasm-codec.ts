@@ -1,3 +1,4 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../encoding.js';
 import { ChunkEncodeError } from '../errors.js';
 import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
 import type { CounterResetHeader, DecodedHistogramChunk, HistogramChunkCodec } from './codec.js';
@@ -147,7 +148,7 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
  */
 export class WasmHistogramCodec implements HistogramChunkCodec<Histogram> {
   readonly name = 'wasm';
-  readonly encoding = 2;
+  readonly encoding = ENCODING_HISTOGRAM;
 
   constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
 
@@ -163,7 +164,7 @@ export class WasmHistogramCodec implements HistogramChunkCodec<Histogram> {
 /** Float histogram chunks (encoding 3) in WebAssembly. Same contract as WasmHistogramCodec. */
 export class WasmFloatHistogramCodec implements HistogramChunkCodec<FloatHistogram> {
   readonly name = 'wasm';
-  readonly encoding = 3;
+  readonly encoding = ENCODING_FLOAT_HISTOGRAM;
 
   constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
 
