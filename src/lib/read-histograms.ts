@@ -15,11 +15,10 @@ export function isHistogramChunk(c: StoredChunk): boolean {
 
 /**
  * Appends to `out` the samples of histogram chunk `c` within [minT, maxT],
- * in the chunk's order. The decoded objects are handed over as they are
- * (the codec gives them to the caller): assigning them to the library's
- * Histogram type is what checks, at compile time, that the codecs' shape
- * and the API's still agree. Throws the codec's ChunkDecodeError for bytes
- * that are not a valid chunk.
+ * in the chunk's order. The decoded objects are handed over as they are:
+ * the codec gives them to the caller, and the library's Histogram is the
+ * codecs' own type. Throws the codec's ChunkDecodeError for bytes that are
+ * not a valid chunk.
  */
 export function decodeHistogramChunk(c: StoredChunk, minT: number, maxT: number, out: HistogramSample[]): void {
   const codecs = wasmHistogramCodecs();

@@ -23,8 +23,14 @@ export interface AppenderState {
   last: LastSample;
 }
 
-/** What Appendable compares of the last sample (bucket arrays as the sample holds them). */
-export type LastSample = Pick<Histogram | FloatHistogram, 'count' | 'zeroCount' | 'sum' | 'positiveBuckets' | 'negativeBuckets'>;
+/**
+ * What Appendable compares of the last sample (bucket arrays as the sample
+ * holds them): the chunker's own copy, updated in place on its fast path.
+ */
+export interface LastSample extends Pick<Histogram | FloatHistogram, 'count' | 'zeroCount' | 'sum'> {
+  positiveBuckets: number[];
+  negativeBuckets: number[];
+}
 
 export interface Appendability {
   ok: boolean;
