@@ -12,13 +12,10 @@
  * readers, or the head with out-of-order data) and by block compaction
  * and head blocks.
  */
-import { decodeHistogramChunk, encodeHistogramChunks, type HistogramSample } from './chunk-samples.js';
+import { ENCODED_CHUNK_SAMPLES, decodeHistogramChunk, encodeHistogramChunks, type AnyHistogram } from './chunk-samples.js';
 import { decodeColumns, encodeColumns, type SampleColumns } from './columns.js';
 import { ENCODING_NONE, ENCODING_XOR, isHistogramEncoding, type HistogramEncoding } from './encoding.js';
 import { RESET_GAUGE, RESET_UNKNOWN } from './histogram/types.js';
-
-/** Samples per chunk made by a merge: Prometheus' seriesToChunkEncoder splits at 120, as the head cuts. */
-export const MERGED_CHUNK_SAMPLES = 120;
 
 /** What the merge needs of a chunk; absent encoding means XOR. */
 export interface MergeableChunk {
@@ -105,7 +102,7 @@ export function mergeRun(run: readonly MergeableChunk[]): MergedChunk[] {
 /** A decoded chunk of a mixed run: float columns, or histograms of one encoding. */
 type Part =
   | { kind: typeof ENCODING_XOR; t: ArrayLike<number>; n: number; cols: SampleColumns }
-  | { kind: HistogramEncoding; t: ArrayLike<number>; n: number; h: readonly HistogramSample[] };
+  | { kind: HistogramEncoding; t: ArrayLike<number>; n: number; h: readonly AnyHistogram[] };
 
 function decodePart(c: MergeableChunk): Part {
   const enc = c.encoding ?? ENCODING_XOR;
@@ -133,7 +130,7 @@ function mergeMixedRun(run: readonly MergeableChunk[]): MergedChunk[] {
   let ft: number[] = [];
   let fv: number[] = [];
   let ht: number[] = [];
-  let hs: HistogramSample[] = [];
+  let hs: AnyHistogram[] = [];
   let prevPart = -1;
   let prevIndex = -1;
   const flush = (): void => {
@@ -221,11 +218,11 @@ function merge2(a: SampleColumns, b: SampleColumns): SampleColumns {
   return { t, v, n };
 }
 
-/** Sorted, distinct samples cut into XOR chunks of up to MERGED_CHUNK_SAMPLES. */
+/** Sorted, distinct samples cut into XOR chunks of up to ENCODED_CHUNK_SAMPLES (as histograms are). */
 export function encodeChunks(t: Float64Array, v: Uint32Array, n: number): MergedChunk[] {
   const out: MergedChunk[] = [];
-  for (let from = 0; from < n; from += MERGED_CHUNK_SAMPLES) {
-    const to = Math.min(n, from + MERGED_CHUNK_SAMPLES);
+  for (let from = 0; from < n; from += ENCODED_CHUNK_SAMPLES) {
+    const to = Math.min(n, from + ENCODED_CHUNK_SAMPLES);
     out.push({ minT: t[from]!, maxT: t[to - 1]!, encoding: ENCODING_XOR, data: encodeColumns(t, v, from, to) });
   }
   return out;
