@@ -5,7 +5,7 @@
  * sample, low word first. Values never pass through a JS number, so NaN
  * payloads such as the stale marker survive (WIRE.md, "Stale markers").
  */
-import { threadCodec } from './index.js';
+import { threadCodec } from './xor/impl.js';
 
 const TWO_32 = 4294967296;
 

@@ -3,7 +3,7 @@ import {
   FieldWriter, NO_WINDOW, bitsOfFloat, putVarbitInt, putVarbitUint, putXor, putZeroThreshold, type XorField,
 } from './bits.js';
 import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
-import type { CounterResetHeader, HistogramChunkAppender } from './codec.js';
+import { HEADER_UNKNOWN, type CounterResetHeader, type HistogramChunkAppender } from './codec.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram, Span } from './types.js';
 
@@ -45,7 +45,7 @@ abstract class TsAppenderBase<H extends Histogram | FloatHistogram> implements H
   protected t = 0n;
   protected tDelta = 0n;
 
-  reset(header: CounterResetHeader): void {
+  reset(header: CounterResetHeader = HEADER_UNKNOWN): void {
     this.f = new FieldWriter(HEADER_BITS);
     this.numSamples = 0;
     this.layout = undefined;

@@ -1,6 +1,6 @@
 import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { MAX_HISTOGRAM_SAMPLES, checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
-import type { CounterResetHeader, HistogramChunkAppender } from './codec.js';
+import { HEADER_UNKNOWN, type CounterResetHeader, type HistogramChunkAppender } from './codec.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram } from './types.js';
 import { sameSpansPacked, type PackedHistogram } from './packed.js';
@@ -40,10 +40,10 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
   private lastStale = false;
 
   constructor(readonly encoding: HistogramEncoding, private readonly hw: HistogramWasm) {
-    this.reset(0);
+    this.reset();
   }
 
-  reset(header: CounterResetHeader): void {
+  reset(header: CounterResetHeader = HEADER_UNKNOWN): void {
     this.chunk.fill(0, 0, 4);
     this.chunk[2] = header << 6;
     this.len = 3;
