@@ -9,6 +9,7 @@ import { threadCodec } from './xor/impl.js';
 
 const TWO_32 = 4294967296;
 
+/** Samples of one series as columns; what decodeColumns returns is the caller's. */
 export interface SampleColumns {
   /** Timestamps in ms. */
   t: Float64Array;

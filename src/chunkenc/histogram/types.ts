@@ -17,9 +17,13 @@
  * const gauge: CounterResetHint = 3;
  */
 export type CounterResetHint = 0 | 1 | 2 | 3;
+/** histogram.UnknownCounterReset: the reader finds out by comparing with the sample before. */
 export const RESET_UNKNOWN = 0;
+/** histogram.CounterReset. */
 export const RESET_YES = 1;
+/** histogram.NotCounterReset. */
 export const RESET_NO = 2;
+/** histogram.GaugeType: a gauge histogram, never reset. */
 export const RESET_GAUGE = 3;
 
 /**
