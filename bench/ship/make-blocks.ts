@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { listBlockDirs } from '../../src/blocks/block-reader.js';
 import { writeBlock } from '../../src/blocks/block-writer.js';
-import { ENC_XOR, type BlockChunk, type BlockSeriesInput } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
+import { type BlockChunk, type BlockSeriesInput } from '../../src/blocks/types.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { compareLabels } from '../../src/encoding/utf8-order.js';
 import { nodeExporterCatalogue } from '../load/node-exporter.js';
@@ -92,7 +93,7 @@ async function writeBlocks(out: string, count: number, blocks: number): Promise<
         while (k > 0 && Number(ts[at + k - 1]!) >= maxTime) k--;
         if (k === 0) continue;
         chunks[i]!.push({
-          minT: Number(ts[at]!), maxT: Number(ts[at + k - 1]!), encoding: ENC_XOR,
+          minT: Number(ts[at]!), maxT: Number(ts[at + k - 1]!), encoding: ENCODING_XOR,
           data: codec.encode(ts.subarray(at, at + k), vs.subarray(at, at + k)),
         });
       }

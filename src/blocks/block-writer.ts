@@ -7,15 +7,13 @@
  */
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
 import { ChunkWriter } from './chunk-writer.js';
 import { syncDir, uvarintSize } from './encoding.js';
 import { IndexWriter } from './index-writer.js';
 import { writeMetaFile } from './meta.js';
 import { writeEmptyTombstones } from './tombstones.js';
 import {
-  ENC_FLOAT_HISTOGRAM,
-  ENC_HISTOGRAM,
-  ENC_XOR,
   type BlockCompaction,
   type BlockMeta,
   type BlockSeriesInput,
@@ -56,8 +54,8 @@ export interface WriteBlockOptions {
 
 /** Samples in a chunk: its first two bytes, big-endian (XOR, histogram and float histogram chunks alike). */
 export function chunkSampleCount(encoding: number, data: Uint8Array): number {
-  if (encoding !== ENC_XOR && encoding !== ENC_HISTOGRAM && encoding !== ENC_FLOAT_HISTOGRAM) {
-    throw new Error(`unknown chunk encoding ${encoding} (want ${ENC_XOR}, ${ENC_HISTOGRAM} or ${ENC_FLOAT_HISTOGRAM})`);
+  if (!isKnownEncoding(encoding)) {
+    throw new Error(`unknown chunk encoding ${encoding} (want ${ENCODING_XOR}, ${ENCODING_HISTOGRAM} or ${ENCODING_FLOAT_HISTOGRAM})`);
   }
   if (data.length < 2) throw new Error(`chunk of ${data.length} bytes has no sample count`);
   return (data[0]! << 8) | data[1]!;

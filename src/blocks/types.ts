@@ -7,17 +7,12 @@
  * names sorted by UTF-8 bytes and unique, values never empty.
  */
 
-/** Chunk encodings as Prometheus numbers them on disk (tsdb/chunkenc/chunk.go). */
-export const ENC_XOR = 1;
-export const ENC_HISTOGRAM = 2;
-export const ENC_FLOAT_HISTOGRAM = 3;
-
 /** One chunk as stored: its encoding and bytes, never re-encoded. */
 export interface BlockChunk {
   /** Time of the first and the last sample, inclusive. */
   minT: number;
   maxT: number;
-  /** ENC_XOR, ENC_HISTOGRAM or ENC_FLOAT_HISTOGRAM. */
+  /** Prometheus' number, as on disk: ENCODING_XOR, ENCODING_HISTOGRAM or ENCODING_FLOAT_HISTOGRAM (src/chunkenc/encoding.ts). */
   encoding: number;
   /**
    * The chunk's bytes. From a reader: a view of a memory map, valid while

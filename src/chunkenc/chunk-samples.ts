@@ -2,20 +2,19 @@
  * Native histogram chunks (Prometheus encodings 2 and 3) as the read side
  * needs them: decoded into samples (merges of overlapping chunks, the
  * sidecar's cut, remote read's SAMPLES answers) and samples encoded again
- * into chunks. A thin adapter over the histogram codec (impl.ts,
- * the WebAssembly implementation) and its chunker (chunker.ts),
+ * into chunks. A thin adapter over the histogram codec (histogram/impl.ts,
+ * the WebAssembly implementation) and its chunker (histogram/chunker.ts),
  * so that readers do not depend on their shape.
  */
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from './encoding.js';
 import { HistogramChunker } from './histogram/chunker.js';
 import { wasmHistogramCodecs } from './histogram/impl.js';
 import type { FloatHistogram, Histogram } from './histogram/types.js';
 
-const HISTOGRAM = 2;
-const FLOAT_HISTOGRAM = 3;
-
 /**
- * Samples per chunk encoded here: Prometheus' seriesToChunkEncoder (what
- * its compaction and merges re-encode with) splits at 120, as for floats.
+ * Samples per chunk encoded again, histograms here and floats by merges
+ * (merge-chunks.ts): Prometheus' seriesToChunkEncoder (what its compaction
+ * and merges re-encode with) splits at 120, as its head cuts.
  */
 export const ENCODED_CHUNK_SAMPLES = 120;
 /**
@@ -28,12 +27,12 @@ const NO_TIME_CUTS = 2 ** 52;
 const NO_COUNT_CUTS = 1 << 14;
 
 /** One histogram sample: an integer Histogram in encoding 2, a FloatHistogram in encoding 3. */
-export type HistogramSample = Histogram | FloatHistogram;
+export type AnyHistogram = Histogram | FloatHistogram;
 
 /** A chunk's samples: times (ms) and histograms, in time order; both arrays are the caller's. */
-export interface DecodedHistogramChunk {
+export interface HistogramChunkSamples {
   t: number[];
-  h: HistogramSample[];
+  h: AnyHistogram[];
 }
 
 /** A chunk encoded here; `data` is the caller's. */
@@ -49,11 +48,11 @@ export interface EncodedHistogramChunk {
  * 2.42's iterator reads it (reset hints from the chunk's header and each
  * sample's position); throws a ChunkDecodeError for a malformed one.
  */
-export function decodeHistogramChunk(encoding: number, data: Uint8Array): DecodedHistogramChunk {
+export function decodeHistogramChunk(encoding: number, data: Uint8Array): HistogramChunkSamples {
   const codecs = wasmHistogramCodecs();
   let d;
-  if (encoding === HISTOGRAM) d = codecs.histogram.decode(data);
-  else if (encoding === FLOAT_HISTOGRAM) d = codecs.floatHistogram.decode(data);
+  if (encoding === ENCODING_HISTOGRAM) d = codecs.histogram.decode(data);
+  else if (encoding === ENCODING_FLOAT_HISTOGRAM) d = codecs.floatHistogram.decode(data);
   else throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
   const t = new Array<number>(d.timestamps.length);
   for (let i = 0; i < t.length; i++) t[i] = Number(d.timestamps[i]!);
@@ -72,8 +71,8 @@ export function decodeHistogramChunk(encoding: number, data: Uint8Array): Decode
  * whose hints are meant (see withoutOverlaps: a sample that does not
  * follow its neighbour in the chunk it came from has hint 0 unless a gauge).
  */
-export function encodeHistogramChunks(encoding: number, t: readonly number[], h: readonly HistogramSample[]): EncodedHistogramChunk[] {
-  if (encoding !== HISTOGRAM && encoding !== FLOAT_HISTOGRAM) throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
+export function encodeHistogramChunks(encoding: number, t: readonly number[], h: readonly AnyHistogram[]): EncodedHistogramChunk[] {
+  if (encoding !== ENCODING_HISTOGRAM && encoding !== ENCODING_FLOAT_HISTOGRAM) throw new Error(`chunk encoding ${encoding} is not a histogram encoding (2 or 3)`);
   if (t.length !== h.length) throw new Error(`${t.length} timestamps but ${h.length} histograms`);
   const chunker = new HistogramChunker({ chunkRange: NO_TIME_CUTS, samplesPerChunk: NO_COUNT_CUTS });
   const out: EncodedHistogramChunk[] = [];
@@ -82,7 +81,7 @@ export function encodeHistogramChunks(encoding: number, t: readonly number[], h:
   };
   for (let i = 0; i < t.length; i++) {
     if ((chunker.open?.count ?? 0) >= ENCODED_CHUNK_SAMPLES) keep(chunker.cut());
-    const r = encoding === HISTOGRAM ? chunker.appendHistogram(t[i]!, h[i] as Histogram) : chunker.appendFloatHistogram(t[i]!, h[i] as FloatHistogram);
+    const r = encoding === ENCODING_HISTOGRAM ? chunker.appendHistogram(t[i]!, h[i] as Histogram) : chunker.appendFloatHistogram(t[i]!, h[i] as FloatHistogram);
     if (!r.appended) throw new Error(`histogram sample at ${t[i]} ms does not come after the one before`);
     keep(r.closed);
   }

@@ -5,10 +5,11 @@
  * sample, low word first. Values never pass through a JS number, so NaN
  * payloads such as the stale marker survive (WIRE.md, "Stale markers").
  */
-import { threadCodec } from './index.js';
+import { threadCodec } from './xor/impl.js';
 
 const TWO_32 = 4294967296;
 
+/** Samples of one series as columns; what decodeColumns returns is the caller's. */
 export interface SampleColumns {
   /** Timestamps in ms. */
   t: Float64Array;

@@ -1,3 +1,5 @@
+/** The errors of every chunk codec, whatever the encoding (xor/errors.ts and histogram/errors.ts make them). */
+
 /** Reasons a chunk fails to decode; stable strings, usable in tests and logs. */
 export type ChunkDecodeReason =
   | 'too-short'
@@ -29,8 +31,4 @@ export class ChunkDecodeError extends Error {
 /** Thrown when samples cannot be appended to a chunk. */
 export class ChunkEncodeError extends Error {
   override readonly name = 'ChunkEncodeError';
-}
-
-export function chunkFull(max: number): ChunkEncodeError {
-  return new ChunkEncodeError(`XOR chunk is full: at most ${max} samples fit its 16-bit count`);
 }

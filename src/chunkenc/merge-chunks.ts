@@ -12,16 +12,10 @@
  * readers, or the head with out-of-order data) and by block compaction
  * and head blocks.
  */
-import { decodeHistogramChunk, encodeHistogramChunks, type HistogramSample } from './chunk-samples.js';
+import { ENCODED_CHUNK_SAMPLES, decodeHistogramChunk, encodeHistogramChunks, type AnyHistogram } from './chunk-samples.js';
 import { decodeColumns, encodeColumns, type SampleColumns } from './columns.js';
+import { ENCODING_NONE, ENCODING_XOR, isHistogramEncoding, type HistogramEncoding } from './encoding.js';
 import { RESET_GAUGE, RESET_UNKNOWN } from './histogram/types.js';
-
-/** Samples per chunk made by a merge: Prometheus' seriesToChunkEncoder splits at 120, as the head cuts. */
-export const MERGED_CHUNK_SAMPLES = 120;
-/** Prometheus' chunk encoding numbers (chunkenc.Encoding). */
-const XOR = 1;
-const HISTOGRAM = 2;
-const FLOAT_HISTOGRAM = 3;
 
 /** What the merge needs of a chunk; absent encoding means XOR. */
 export interface MergeableChunk {
@@ -95,7 +89,7 @@ export function withoutOverlaps<C extends MergeableChunk>(chunks: C[]): Array<C 
 /** Decodes overlapping chunks, merges their samples by time (first chunk wins a tie) and cuts them into chunks. */
 export function mergeRun(run: readonly MergeableChunk[]): MergedChunk[] {
   let xorOnly = true;
-  for (const c of run) if ((c.encoding ?? XOR) !== XOR) xorOnly = false;
+  for (const c of run) if ((c.encoding ?? ENCODING_XOR) !== ENCODING_XOR) xorOnly = false;
   if (!xorOnly) return mergeMixedRun(run);
   let merged: SampleColumns | undefined;
   for (const c of run) {
@@ -107,16 +101,16 @@ export function mergeRun(run: readonly MergeableChunk[]): MergedChunk[] {
 
 /** A decoded chunk of a mixed run: float columns, or histograms of one encoding. */
 type Part =
-  | { kind: typeof XOR; t: ArrayLike<number>; n: number; cols: SampleColumns }
-  | { kind: typeof HISTOGRAM | typeof FLOAT_HISTOGRAM; t: ArrayLike<number>; n: number; h: readonly HistogramSample[] };
+  | { kind: typeof ENCODING_XOR; t: ArrayLike<number>; n: number; cols: SampleColumns }
+  | { kind: HistogramEncoding; t: ArrayLike<number>; n: number; h: readonly AnyHistogram[] };
 
 function decodePart(c: MergeableChunk): Part {
-  const enc = c.encoding ?? XOR;
-  if (enc === XOR) {
+  const enc = c.encoding ?? ENCODING_XOR;
+  if (enc === ENCODING_XOR) {
     const cols = decodeColumns(c.data);
-    return { kind: XOR, t: cols.t, n: cols.n, cols };
+    return { kind: ENCODING_XOR, t: cols.t, n: cols.n, cols };
   }
-  if (enc !== HISTOGRAM && enc !== FLOAT_HISTOGRAM) throw new Error(`chunk of unknown encoding ${enc} cannot be merged`);
+  if (!isHistogramEncoding(enc)) throw new Error(`chunk of unknown encoding ${enc} cannot be merged`);
   const d = decodeHistogramChunk(enc, c.data);
   return { kind: enc, t: d.t, n: d.t.length, h: d.h };
 }
@@ -132,15 +126,15 @@ function mergeMixedRun(run: readonly MergeableChunk[]): MergedChunk[] {
   const parts = run.map(decodePart);
   const at = new Array<number>(parts.length).fill(0);
   const out: MergedChunk[] = [];
-  let kind = 0;
+  let kind: number = ENCODING_NONE;
   let ft: number[] = [];
   let fv: number[] = [];
   let ht: number[] = [];
-  let hs: HistogramSample[] = [];
+  let hs: AnyHistogram[] = [];
   let prevPart = -1;
   let prevIndex = -1;
   const flush = (): void => {
-    if (kind === XOR && ft.length > 0) {
+    if (kind === ENCODING_XOR && ft.length > 0) {
       for (const c of encodeChunks(Float64Array.from(ft), Uint32Array.from(fv), ft.length)) out.push(c);
     } else if (ht.length > 0) {
       for (const c of encodeHistogramChunks(kind, ht, hs)) out.push(c);
@@ -167,7 +161,7 @@ function mergeMixedRun(run: readonly MergeableChunk[]): MergedChunk[] {
       flush();
       kind = part.kind;
     }
-    if (part.kind === XOR) {
+    if (part.kind === ENCODING_XOR) {
       ft.push(bestT);
       // Value bits as two u32 words: a NaN payload never becomes a JS number.
       fv.push(part.cols.v[2 * i]!, part.cols.v[2 * i + 1]!);
@@ -224,12 +218,12 @@ function merge2(a: SampleColumns, b: SampleColumns): SampleColumns {
   return { t, v, n };
 }
 
-/** Sorted, distinct samples cut into XOR chunks of up to MERGED_CHUNK_SAMPLES. */
+/** Sorted, distinct samples cut into XOR chunks of up to ENCODED_CHUNK_SAMPLES (as histograms are). */
 export function encodeChunks(t: Float64Array, v: Uint32Array, n: number): MergedChunk[] {
   const out: MergedChunk[] = [];
-  for (let from = 0; from < n; from += MERGED_CHUNK_SAMPLES) {
-    const to = Math.min(n, from + MERGED_CHUNK_SAMPLES);
-    out.push({ minT: t[from]!, maxT: t[to - 1]!, encoding: XOR, data: encodeColumns(t, v, from, to) });
+  for (let from = 0; from < n; from += ENCODED_CHUNK_SAMPLES) {
+    const to = Math.min(n, from + ENCODED_CHUNK_SAMPLES);
+    out.push({ minT: t[from]!, maxT: t[to - 1]!, encoding: ENCODING_XOR, data: encodeColumns(t, v, from, to) });
   }
   return out;
 }

@@ -9,7 +9,7 @@ import {
 } from '../pool/batches.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { moved, transferable } from '../pool/transfer.js';
-import { threadCodec } from './index.js';
+import { threadCodec } from './xor/impl.js';
 import { chunkSampleCount } from './xor/wasm-codec.js';
 
 interface EncodeMessage {

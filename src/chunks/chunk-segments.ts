@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { mapFile, releasePages } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
+import { ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
 import { chunkFileCorrupt } from './errors.js';
 import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
 import type { EntryHeader } from './entry.js';
@@ -17,10 +18,6 @@ export const CHUNK_SEGMENT_MAGIC = 0x53544348;
 export const CHUNK_SEGMENT_VERSION = 2;
 const FILE_HEADER = 8;
 const CRC_BYTES = 4;
-/** Prometheus' XOR chunk encoding number. */
-export const ENCODING_XOR = 1;
-/** The encodings a segment holds: Prometheus' XOR (1), HISTOGRAM (2) and FLOAT_HISTOGRAM (3). */
-const KNOWN_ENCODINGS = new Set([1, 2, 3]);
 /**
  * 128 MiB, as Prometheus' head chunk files: a busy head fills one every
  * few minutes, and retention frees space in steps of this size.
@@ -269,7 +266,8 @@ export class ChunkSegments {
         bad = `entry of ${h.dataLen} bytes runs past the end of the file`;
         break;
       }
-      if (!KNOWN_ENCODINGS.has(h.encoding)) {
+      // A segment holds Prometheus' XOR, HISTOGRAM and FLOAT_HISTOGRAM chunks.
+      if (!isKnownEncoding(h.encoding)) {
         bad = `unknown encoding ${h.encoding}`;
         badEnd = end + CRC_BYTES;
         break;

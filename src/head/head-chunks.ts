@@ -1,5 +1,5 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
-import { ENCODING_XOR } from '../chunks/chunk-segments.js';
+import { ENCODING_XOR, isHistogramEncoding } from '../chunkenc/encoding.js';
 import { threadCodec } from '../chunkenc/index.js';
 import { lastHistogramSample } from '../chunkenc/histogram/chunker.js';
 import { Yielder } from '../background/yielder.js';
@@ -57,7 +57,7 @@ export function restoreChunks(head: Head, files: ChunkSegments, s: Series, chunk
   const ref = chunks[n - 3]!;
   const encoding = files.encodingOf(ref);
   const data = files.read(ref);
-  if (encoding === 2 || encoding === 3) {
+  if (isHistogramEncoding(encoding)) {
     const last = lastHistogramSample(encoding, data);
     if (last === undefined) return;
     head.setNewestHistogram(s, last.t);

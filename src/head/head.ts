@@ -1,6 +1,7 @@
 import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
 import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
 import { WasmMemory } from '../wasm/memory.js';
+import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
@@ -450,7 +451,7 @@ export class Head {
     // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
     const len = ((u32[q + (SLOT.bitPos >>> 2)]! + 7) >>> 3) + u32[q + (SLOT.padByte >>> 2)]!;
     const u8 = this.mem.u8();
-    return { minT: cMin, maxT: cMax, encoding: 1, data: arena === undefined ? u8.slice(buf, buf + len) : arena.copy(u8, buf, buf + len) };
+    return { minT: cMin, maxT: cMax, encoding: ENCODING_XOR, data: arena === undefined ? u8.slice(buf, buf + len) : arena.copy(u8, buf, buf + len) };
   }
 
   /** A copy of the open float (XOR) chunk's bytes as they stand (call only when there is one). */

@@ -1,5 +1,5 @@
+import { ENCODING_FLOAT_HISTOGRAM, type HistogramEncoding } from '../chunkenc/encoding.js';
 import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
-import { ENCODING_FLOAT_HISTOGRAM } from '../chunkenc/histogram/types.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import { HistogramChunker, type ClosedHistogramChunk } from '../chunkenc/histogram/chunker.js';
 import { PackedHistogram } from '../chunkenc/histogram/packed.js';
@@ -202,7 +202,7 @@ export class HistogramHead {
    * `encoding` 2 or 3), so that the sample rules hold and the chunker
    * decides the next chunk's counter-reset header as it did before.
    */
-  restore(id: number, t: number, h: Histogram | FloatHistogram, encoding: 2 | 3, chunk: Uint8Array): void {
+  restore(id: number, t: number, h: Histogram | FloatHistogram, encoding: HistogramEncoding, chunk: Uint8Array): void {
     const s = this.state(id);
     s.chunker.resumeAfter(encoding, chunk);
     s.last = h;

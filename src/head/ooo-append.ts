@@ -13,7 +13,7 @@
  * samples in order.
  */
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
-import { XorIterator, threadCodec } from '../chunkenc/index.js';
+import { ENCODING_XOR, XorIterator, threadCodec } from '../chunkenc/index.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { Head, HeadAppendStats } from './head.js';
 import { OOO_ENTRY } from '../wasm/layout.js';
@@ -124,7 +124,7 @@ class Lookups {
         this.blockChunks.set(key, chunks);
       }
       for (const c of chunks) {
-        if (c.minT <= t && t <= c.maxT && (c.encoding ?? 1) === 1 && find(c.data, t, out)) return true;
+        if (c.minT <= t && t <= c.maxT && (c.encoding ?? ENCODING_XOR) === ENCODING_XOR && find(c.data, t, out)) return true;
       }
     }
     return false;

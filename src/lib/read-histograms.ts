@@ -2,8 +2,7 @@
  * Native histogram chunks (Prometheus encodings 2 and 3) decoded for
  * select: the samples within a range, as the library's HistogramSample.
  */
-import { wasmHistogramCodecs } from '../chunkenc/index.js';
-import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../chunkenc/histogram/types.js';
+import { ENCODING_FLOAT_HISTOGRAM, isHistogramEncoding, wasmHistogramCodecs } from '../chunkenc/index.js';
 import type { StoredChunk } from '../query/types.js';
 import type { HistogramSample } from './histogram-types.js';
 
@@ -11,16 +10,15 @@ const TWO_32 = 4294967296;
 
 /** Whether `c` holds native histograms. */
 export function isHistogramChunk(c: StoredChunk): boolean {
-  return c.encoding === ENCODING_HISTOGRAM || c.encoding === ENCODING_FLOAT_HISTOGRAM;
+  return c.encoding !== undefined && isHistogramEncoding(c.encoding);
 }
 
 /**
  * Appends to `out` the samples of histogram chunk `c` within [minT, maxT],
- * in the chunk's order. The decoded objects are handed over as they are
- * (the codec gives them to the caller): assigning them to the library's
- * Histogram type is what checks, at compile time, that the codecs' shape
- * and the API's still agree. Throws the codec's ChunkDecodeError for bytes
- * that are not a valid chunk.
+ * in the chunk's order. The decoded objects are handed over as they are:
+ * the codec gives them to the caller, and the library's Histogram is the
+ * codecs' own type. Throws the codec's ChunkDecodeError for bytes that are
+ * not a valid chunk.
  */
 export function decodeHistogramChunk(c: StoredChunk, minT: number, maxT: number, out: HistogramSample[]): void {
   const codecs = wasmHistogramCodecs();

@@ -3,7 +3,7 @@
  * decorated source the Store API answers from (external labels, limits),
  * one at a time, each with its samples decoded or its chunks copied.
  */
-import { chunkSampleCount, threadCodec } from '../chunkenc/index.js';
+import { ENCODING_NAMES, ENCODING_XOR, chunkSampleCount, isKnownEncoding, threadCodec } from '../chunkenc/index.js';
 import { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import type { SeriesQuery, SeriesSet, StoreSource } from '../store/store-source.js';
@@ -13,8 +13,6 @@ import { labelsObject } from './labels.js';
 import { decodeHistogramChunk, isHistogramChunk } from './read-histograms.js';
 import type { Chunk, SeriesChunks, SeriesSamples } from './types.js';
 
-/** Prometheus' chunk encoding numbers and names (chunkenc.Encoding). */
-const ENCODINGS: Record<number, Chunk['encoding']> = { 1: 'XOR', 2: 'histogram', 3: 'floathistogram' };
 const TWO_32 = 4294967296;
 /**
  * Series decoded between two yields to the event loop: a selection of
@@ -72,7 +70,13 @@ export async function* readSeries(
 }
 
 function copyChunk(c: StoredChunk): Chunk {
-  return { minTime: c.minT, maxTime: c.maxT, encoding: ENCODINGS[c.encoding ?? 1] ?? 'XOR', data: new Uint8Array(c.data) };
+  return { minTime: c.minT, maxTime: c.maxT, encoding: encodingOf(c), data: new Uint8Array(c.data) };
+}
+
+/** Prometheus' name of a stored chunk's encoding (chunkenc.Encoding's String()); absent, or one we do not know, reads as XOR. */
+function encodingOf(c: StoredChunk): Chunk['encoding'] {
+  const e = c.encoding ?? ENCODING_XOR;
+  return ENCODING_NAMES[isKnownEncoding(e) ? e : ENCODING_XOR];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BlockReader } from '../blocks/block-reader.js';
-import { ENC_XOR } from '../blocks/types.js';
+import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import type { ByteArena } from './byte-arena.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import { selectPostings } from '../index/select.js';
@@ -75,7 +75,7 @@ export class BlockSeriesReader implements SeriesReader {
       const cMax = metas[k + 1]!;
       if (cMax < minT || cMin > maxT) continue;
       const c = files.chunk(metas[k + 2]!);
-      out.push(c.encoding === ENC_XOR ? { minT: cMin, maxT: cMax, data: c.data } : { minT: cMin, maxT: cMax, encoding: c.encoding, data: c.data });
+      out.push(c.encoding === ENCODING_XOR ? { minT: cMin, maxT: cMax, data: c.data } : { minT: cMin, maxT: cMax, encoding: c.encoding, data: c.data });
     }
     return out;
   }

@@ -18,7 +18,7 @@
  * eight bytes, so no value ever becomes a JS number, and NaN payloads such
  * as Prometheus' stale marker (0x7ff0000000000002) survive bit for bit.
  */
-import { chunkSampleCount } from '../chunkenc/index.js';
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_XOR, chunkSampleCount } from '../chunkenc/index.js';
 import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
 import { viewChunkBatch } from '../pool/batches.js';
 import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
@@ -65,9 +65,6 @@ export interface DecodedHistograms {
 /** What the encoder needs to read histogram chunks (decodeHistogramChunk of src/chunkenc/chunk-samples.ts). */
 export type HistogramDecoder = (encoding: number, chunk: Uint8Array) => DecodedHistograms;
 
-const XOR = 1;
-const FLOAT_HISTOGRAM = 3;
-
 // Tags: ReadResponse.results, QueryResult.timeseries and TimeSeries.samples
 // are length-delimited fields; Sample.value is fixed64 (field 1, wire type
 // 1), Sample.timestamp a varint (field 2, wire type 0).
@@ -95,13 +92,13 @@ export function encodeReadResponse(plan: SamplesPlan, codec: ChunkDecoder, histo
   // Decode the XOR chunks once; both passes below read the columns. A
   // histogram chunk holds no float sample here.
   const starts = new Uint32Array(chunkCount + 1);
-  for (let i = 0; i < chunkCount; i++) starts[i + 1] = starts[i]! + (encodings[i] === XOR ? chunkSampleCount(chunkAt(i)) : 0);
+  for (let i = 0; i < chunkCount; i++) starts[i + 1] = starts[i]! + (encodings[i] === ENCODING_XOR ? chunkSampleCount(chunkAt(i)) : 0);
   const total = starts[chunkCount]!;
   const timestamps = new BigInt64Array(total);
   const values = new Float64Array(total);
   for (let i = 0; i < chunkCount; i++) {
     const at = starts[i]!;
-    const n = encodings[i] === XOR ? codec.decodeInto(chunkAt(i), timestamps.subarray(at), values.subarray(at)) : 0;
+    const n = encodings[i] === ENCODING_XOR ? codec.decodeInto(chunkAt(i), timestamps.subarray(at), values.subarray(at)) : 0;
     starts[i + 1] = at + n; // the header's count, unless the chunk says otherwise
   }
   // Timestamps as two 32-bit halves (little-endian): numbers without BigInts.
@@ -128,10 +125,10 @@ export function encodeReadResponse(plan: SamplesPlan, codec: ChunkDecoder, histo
       let bytes = 0;
       let messages: Uint8Array[] | undefined;
       for (let c = seriesChunks[s]!; c < seriesChunks[s + 1]!; c++) {
-        if (encodings[c] !== XOR) {
+        if (encodings[c] !== ENCODING_XOR) {
           if (histograms === undefined) throw new Error(`chunk of encoding ${encodings[c]} and no histogram decoder`);
           const d = histograms(encodings[c]!, chunkAt(c));
-          const float = encodings[c] === FLOAT_HISTOGRAM;
+          const float = encodings[c] === ENCODING_FLOAT_HISTOGRAM;
           for (let i = 0; i < d.t.length; i++) {
             const t = d.t[i]!;
             if (t < start) continue;

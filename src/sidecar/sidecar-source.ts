@@ -1,6 +1,6 @@
 import { threadCodec } from '../chunkenc/index.js';
 import { decodeHistogramChunk, encodeHistogramChunks } from '../chunkenc/chunk-samples.js';
-import { ENC_XOR } from '../blocks/types.js';
+import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import type { LabelMatcher } from '../index/types.js';
 import { compareLabels } from '../encoding/utf8-order.js';
 import { matchesValue } from '../index/label-matcher.js';
@@ -279,8 +279,8 @@ class SidecarSeriesSet implements SeriesSet {
  * block's last sample as Prometheus' does.
  */
 function cutBelow(c: StoredChunk, from: number): StoredChunk[] {
-  const enc = c.encoding ?? ENC_XOR;
-  if (enc !== ENC_XOR) {
+  const enc = c.encoding ?? ENCODING_XOR;
+  if (enc !== ENCODING_XOR) {
     const d = decodeHistogramChunk(enc, c.data);
     let k = 0;
     while (k < d.t.length && d.t[k]! < from) k++;

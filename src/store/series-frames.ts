@@ -1,3 +1,4 @@
+import { ENCODING_XOR, thanosChunkEncoding } from '../chunkenc/encoding.js';
 import type { StoredChunk } from '../query/types.js';
 import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
 
@@ -17,12 +18,12 @@ const LABEL_VALUE = 2;
 const AGGR_MIN_TIME = 1;
 const AGGR_MAX_TIME = 2;
 const AGGR_RAW = 3;
-const CHUNK_TYPE = 1; // thanos.Chunk.Encoding: XOR 0 (the default, not written), HISTOGRAM 1, FLOAT_HISTOGRAM 2
+const CHUNK_TYPE = 1; // thanos.Chunk.Encoding (thanosChunkEncoding); XOR, 0, is the default and not written
 const CHUNK_DATA = 2;
 
-/** thanos.Chunk's type for a stored chunk: Prometheus' encoding number minus one (XOR 1 -> 0). */
+/** thanos.Chunk's type for a stored chunk; one without an encoding is XOR. */
 function chunkType(c: StoredChunk): number {
-  return c.encoding === undefined ? 0 : c.encoding - 1;
+  return thanosChunkEncoding(c.encoding ?? ENCODING_XOR);
 }
 
 /** The raw Chunk message's size. */

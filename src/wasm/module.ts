@@ -2,9 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { StrataWasm } from './exports.js';
 import { checkLayout } from './layout-check.js';
 
-// chunkenc/index.ts re-exports MAX_SAMPLES from here; its home is layout.ts.
-export { MAX_SAMPLES } from './layout.js';
-
 const wasmUrl = new URL('../../build/strata.wasm', import.meta.url);
 let compiled: WebAssembly.Module | undefined;
 

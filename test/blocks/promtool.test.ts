@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { writeBlock } from '../../src/blocks/block-writer.js';
-import { ENC_XOR, type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
+import { type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { freePort } from '../e2e/support/prometheus.js';
 import { readBlock } from '../support/prometheus-chunks.js';
@@ -106,7 +107,7 @@ function toInput(s: Expected): BlockSeriesInput {
     chunks.push({
       minT: s.timestamps[from]!,
       maxT: s.timestamps[to - 1]!,
-      encoding: ENC_XOR,
+      encoding: ENCODING_XOR,
       data: codec.encode(BigInt64Array.from(s.timestamps.slice(from, to), BigInt), s.values.slice(from, to)),
     });
   }

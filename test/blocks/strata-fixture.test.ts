@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { BlockReader, listBlockDirs } from '../../src/blocks/block-reader.js';
-import { ENC_XOR } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { MatchType } from '../../src/index/types.js';
 import { BlockSeriesReader } from '../../src/query/block-series.js';
@@ -74,7 +74,7 @@ describe('the frozen Strata block', () => {
         const samples: Array<[number, string]> = [];
         for (let k = 0; k < scratch.chunks.length; k += 3) {
           const c = block.chunks.chunk(scratch.chunks[k + 2]!);
-          assert.equal(c.encoding, ENC_XOR);
+          assert.equal(c.encoding, ENCODING_XOR);
           const { timestamps, values } = codec.decode(c.data);
           const bits = new BigUint64Array(values.buffer, values.byteOffset, values.length);
           chunks.push([scratch.chunks[k]!, scratch.chunks[k + 1]!, timestamps.length]);

@@ -16,7 +16,8 @@ import { ByteBuffer, putVarint, readUvarint, readVarintSigned, varintSizeSigned 
 import { IndexWriter } from '../../src/blocks/index-writer.js';
 import { encodeMeta, readMetaFile, writeMetaFile } from '../../src/blocks/meta.js';
 import { addInterval, parseTombstones, readTombstones, writeEmptyTombstones } from '../../src/blocks/tombstones.js';
-import { ENC_XOR, type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
+import { type BlockMeta, type BlockSeriesInput } from '../../src/blocks/types.js';
 import { isUlid, newUlid } from '../../src/blocks/ulid.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { readBlock, readChunkSegmentFile } from '../support/prometheus-chunks.js';
@@ -189,7 +190,7 @@ function utf8Order(a: string, b: string): number {
 
 function xorChunk(timestamps: number[], values: number[]): { minT: number; maxT: number; encoding: number; data: Uint8Array } {
   const data = threadCodec().encode(BigInt64Array.from(timestamps.map(BigInt)), Float64Array.from(values));
-  return { minT: timestamps[0]!, maxT: timestamps[timestamps.length - 1]!, encoding: ENC_XOR, data };
+  return { minT: timestamps[0]!, maxT: timestamps[timestamps.length - 1]!, encoding: ENCODING_XOR, data };
 }
 
 function flat(labels: Record<string, string>): string[] {

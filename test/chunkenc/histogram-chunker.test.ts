@@ -85,7 +85,7 @@ describe('histogram chunker', () => {
     assert.equal(back.length, 4);
     // Old samples read back on the new layout, the new buckets empty.
     assert.deepEqual(back[0]!.positiveSpans, wider.positiveSpans);
-    const absolute = (ds: number[]): number[] => ds.map(((acc) => (d: number) => (acc += d))(0));
+    const absolute = (ds: readonly number[]): number[] => ds.map(((acc) => (d: number) => (acc += d))(0));
     assert.deepEqual(absolute(back[1]!.positiveBuckets), [0, 2, 4, 6, 0]);
     assert.deepEqual(back[3]!.positiveBuckets, wider.positiveBuckets);
   });

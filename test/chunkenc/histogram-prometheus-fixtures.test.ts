@@ -24,7 +24,7 @@ import { gunzipSync } from 'node:zlib';
 import type { DecodedHistogramChunk, HistogramChunkCodec } from '../../src/chunkenc/histogram/codec.js';
 import { histogramCodecSets } from '../../src/chunkenc/histogram/impl.js';
 import type { HistogramCodecSet } from '../../src/chunkenc/histogram/impl.js';
-import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../../src/chunkenc/histogram/types.js';
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM } from '../../src/chunkenc/encoding.js';
 import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { expandBuckets } from '../fixtures/prometheus-histograms/expected-format.js';
 import type { ExpectedFile } from '../fixtures/prometheus-histograms/expected-format.js';

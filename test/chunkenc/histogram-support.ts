@@ -22,7 +22,7 @@ export function floatOf(bits: bigint): number {
 /** An integer histogram; buckets are given as absolute counts and stored as deltas. */
 export function ih(opts: {
   count: number; sum: number; zeroCount?: number; schema?: number; zeroThreshold?: number; hint?: 0 | 1 | 2 | 3;
-  positiveSpans?: Span[]; negativeSpans?: Span[]; positive?: number[]; negative?: number[];
+  positiveSpans?: readonly Span[]; negativeSpans?: readonly Span[]; positive?: readonly number[]; negative?: readonly number[];
 }): Histogram {
   return {
     counterResetHint: opts.hint ?? 0,
@@ -44,7 +44,7 @@ export function fh(opts: Parameters<typeof ih>[0]): FloatHistogram {
   return { ...h, positiveBuckets: opts.positive ?? [], negativeBuckets: opts.negative ?? [] };
 }
 
-export function toDeltas(abs: number[]): number[] {
+export function toDeltas(abs: readonly number[]): number[] {
   let prev = 0;
   return abs.map((v) => {
     const d = v - prev;
@@ -55,7 +55,7 @@ export function toDeltas(abs: number[]): number[] {
 
 export function toFloat(h: Histogram): FloatHistogram {
   let acc = 0;
-  const abs = (ds: number[]): number[] => {
+  const abs = (ds: readonly number[]): number[] => {
     acc = 0;
     return ds.map((d) => (acc += d));
   };

@@ -88,7 +88,7 @@ describe('XorAppender', () => {
         app.append(timestamps.subarray(at, to), values.subarray(at, to));
         at = to;
       }
-      assert.equal(app.count, timestamps.length);
+      assert.equal(app.numSamples, timestamps.length);
       sameBytes(app.bytes(), codec.encode(timestamps, values));
     }
     app.close();

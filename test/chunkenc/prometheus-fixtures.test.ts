@@ -13,7 +13,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codecs } from '../../src/chunkenc/index.js';
-import type { XorCodec } from '../../src/chunkenc/types.js';
+import type { XorCodec } from '../../src/chunkenc/index.js';
 import {
   CHUNK_ENCODING_XOR,
   formatLabels,

@@ -32,7 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BlockReader, listBlockDirs } from '../../src/blocks/block-reader.js';
-import { ENC_XOR } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { BlockSeriesReader } from '../../src/query/block-series.js';
@@ -199,7 +199,7 @@ describe('Strata reads the blocks a real Prometheus 2.42 writes', { timeout: 60_
         const c = scratch.chunks;
         for (let i = 0; i < c.length; i += 3) {
           const chunk = r.chunks.chunk(c[i + 2]!);
-          assert.equal(chunk.encoding, ENC_XOR, `${key(labels)}: chunk encoding`);
+          assert.equal(chunk.encoding, ENCODING_XOR, `${key(labels)}: chunk encoding`);
           const { timestamps, values } = codec.decode(chunk.data);
           const bits = new BigUint64Array(values.buffer, values.byteOffset, values.length);
           assert.ok(timestamps.length > 0, `${key(labels)}: empty chunk`);

@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { uncompressSync } from 'snappy';
 import { writeBlock } from '../../src/blocks/block-writer.js';
-import { ENC_XOR } from '../../src/blocks/types.js';
+import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
 import { TOMBSTONES_FILENAME } from '../../src/blocks/tombstones.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
 import { ChunkedReadResponse, ReadRequest } from '../../src/gen/prometheus/remote.js';
@@ -35,7 +35,7 @@ interface Samples {
 }
 
 function xor(s: Samples): { minT: number; maxT: number; encoding: number; data: Uint8Array } {
-  return { minT: s.t[0]!, maxT: s.t[s.t.length - 1]!, encoding: ENC_XOR, data: codec.encode(BigInt64Array.from(s.t.map(BigInt)), Float64Array.from(s.v)) };
+  return { minT: s.t[0]!, maxT: s.t[s.t.length - 1]!, encoding: ENCODING_XOR, data: codec.encode(BigInt64Array.from(s.t.map(BigInt)), Float64Array.from(s.v)) };
 }
 
 function range(from: number, to: number, step: number, value: (t: number) => number): Samples {

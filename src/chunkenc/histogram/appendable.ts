@@ -1,3 +1,4 @@
+import { ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { isStaleNaN, type ChunkLayout } from './check.js';
 import { HEADER_GAUGE, type CounterResetHeader } from './codec.js';
 import {
@@ -11,7 +12,7 @@ import type { FloatHistogram, Histogram, Span } from './types.js';
 
 /** What Prometheus' appender of a chunk knows when the next sample comes. */
 export interface AppenderState {
-  encoding: 2 | 3;
+  encoding: HistogramEncoding;
   /** The chunk's counter-reset header. */
   header: CounterResetHeader;
   /** Samples in the chunk (at least 1). */
@@ -22,8 +23,14 @@ export interface AppenderState {
   last: LastSample;
 }
 
-/** What Appendable compares of the last sample (bucket arrays as the sample holds them). */
-export type LastSample = Pick<Histogram | FloatHistogram, 'count' | 'zeroCount' | 'sum' | 'positiveBuckets' | 'negativeBuckets'>;
+/**
+ * What Appendable compares of the last sample (bucket arrays as the sample
+ * holds them): the chunker's own copy, updated in place on its fast path.
+ */
+export interface LastSample extends Pick<Histogram | FloatHistogram, 'count' | 'zeroCount' | 'sum'> {
+  positiveBuckets: number[];
+  negativeBuckets: number[];
+}
 
 export interface Appendability {
   ok: boolean;
@@ -49,7 +56,7 @@ export function appendable(a: AppenderState, h: Histogram | FloatHistogram): App
   if (h.count < a.last.count) return RESET;
   if (h.schema !== a.layout.schema || h.zeroThreshold !== a.layout.zeroThreshold) return NONE;
   if (h.zeroCount < a.last.zeroCount) return RESET;
-  const deltas = a.encoding === 2;
+  const deltas = a.encoding === ENCODING_HISTOGRAM;
   // The common case, a scrape with the chunk's very spans: no inserts, buckets compared pairwise.
   if (sameSpans(a.layout.positiveSpans, h.positiveSpans) && sameSpans(a.layout.negativeSpans, h.negativeSpans)) {
     if (dropped(a.last.positiveBuckets, h.positiveBuckets, deltas) || dropped(a.last.negativeBuckets, h.negativeBuckets, deltas)) return RESET;

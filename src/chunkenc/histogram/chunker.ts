@@ -1,3 +1,4 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { appendable, appendableGauge, type AppenderState, type LastSample } from './appendable.js';
 import { checkHistogram, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
 import {
@@ -25,7 +26,7 @@ export const DEFAULT_CHUNK_RANGE = 2 * 60 * 60 * 1000;
 /** A chunk the chunker closed. `data` is the receiver's. */
 export interface ClosedHistogramChunk {
   /** 2 (HISTOGRAM) or 3 (FLOAT_HISTOGRAM). */
-  encoding: 2 | 3;
+  encoding: HistogramEncoding;
   minT: number;
   maxT: number;
   count: number;
@@ -35,7 +36,7 @@ export interface ClosedHistogramChunk {
 
 /** The open chunk as it stands; valid until the next call on the chunker. */
 export interface OpenHistogramChunk {
-  readonly encoding: 2 | 3;
+  readonly encoding: HistogramEncoding;
   readonly minT: number;
   readonly maxT: number;
   readonly count: number;
@@ -89,7 +90,7 @@ class OpenChunk implements OpenHistogramChunk {
   header: CounterResetHeader = HEADER_UNKNOWN;
   layout: ChunkLayout | undefined;
 
-  constructor(readonly encoding: 2 | 3, public minT: number, readonly app: HistogramChunkAppender<Histogram | FloatHistogram>) {}
+  constructor(readonly encoding: HistogramEncoding, public minT: number, readonly app: HistogramChunkAppender<Histogram | FloatHistogram>) {}
 
   get count(): number {
     return this.app.numSamples;
@@ -142,7 +143,7 @@ export class HistogramChunker {
   private readonly chunkRange: number;
   private readonly samplesPerChunk: number;
   private readonly codecs: HistogramCodecSet;
-  private readonly appenders: Partial<Record<2 | 3, HistogramChunkAppender<Histogram | FloatHistogram>>> = {};
+  private readonly appenders: Partial<Record<HistogramEncoding, HistogramChunkAppender<Histogram | FloatHistogram>>> = {};
   private chunk: OpenChunk | undefined;
   /** Go's s.app: the appender of the chunk appended to last, open or closed. */
   private app: AppenderState | undefined;
@@ -174,7 +175,7 @@ export class HistogramChunker {
    * nothing changes then.
    */
   appendHistogram(t: number, h: Histogram): HistogramAppendResult {
-    return this.append(t, h, 2);
+    return this.append(t, h, ENCODING_HISTOGRAM);
   }
 
   /**
@@ -192,7 +193,7 @@ export class HistogramChunker {
   appendPacked(t: number, p: PackedHistogram): HistogramAppendResult | undefined {
     const c = this.chunk;
     const a = this.app;
-    if (c === undefined || a === undefined || c.encoding !== 2 || a.encoding !== 2) return undefined;
+    if (c === undefined || a === undefined || c.encoding !== ENCODING_HISTOGRAM || a.encoding !== ENCODING_HISTOGRAM) return undefined;
     if (!Number.isSafeInteger(t) || t <= c.maxT) return undefined;
     const n = c.count;
     // appendPreprocessor: no cut. The new end is kept only once the sample is in.
@@ -230,7 +231,7 @@ export class HistogramChunker {
 
   /** Appends a float histogram at `t`. Same contract as appendHistogram. */
   appendFloatHistogram(t: number, fh: FloatHistogram): HistogramAppendResult {
-    return this.append(t, fh, 3);
+    return this.append(t, fh, ENCODING_FLOAT_HISTOGRAM);
   }
 
   /**
@@ -267,7 +268,7 @@ export class HistogramChunker {
    * ChunkEncodeError for one Prometheus' appender cannot have written (a
    * sample after a stale marker); there is no open chunk then.
    */
-  resume(encoding: 2 | 3, data: Uint8Array): boolean {
+  resume(encoding: HistogramEncoding, data: Uint8Array): boolean {
     const { timestamps, histograms, header } = this.codec(encoding).decode(data);
     this.chunk = undefined;
     if (histograms.length === 0) return data.length === 3;
@@ -294,7 +295,7 @@ export class HistogramChunker {
    * one, closed, so the next chunk's header is decided against it and
    * samples at or before its last timestamp are refused. Drops any open chunk.
    */
-  resumeAfter(encoding: 2 | 3, data: Uint8Array): void {
+  resumeAfter(encoding: HistogramEncoding, data: Uint8Array): void {
     const { timestamps, histograms, header } = this.codec(encoding).decode(data);
     this.chunk = undefined;
     if (histograms.length === 0) return;
@@ -303,11 +304,11 @@ export class HistogramChunker {
     this.lastMaxT = Math.max(this.lastMaxT, Number(timestamps[timestamps.length - 1]!));
   }
 
-  private codec(encoding: 2 | 3): HistogramChunkCodec<Histogram | FloatHistogram> {
-    return encoding === 2 ? this.codecs.histogram : this.codecs.floatHistogram;
+  private codec(encoding: HistogramEncoding): HistogramChunkCodec<Histogram | FloatHistogram> {
+    return encoding === ENCODING_HISTOGRAM ? this.codecs.histogram : this.codecs.floatHistogram;
   }
 
-  private appender(encoding: 2 | 3): HistogramChunkAppender<Histogram | FloatHistogram> {
+  private appender(encoding: HistogramEncoding): HistogramChunkAppender<Histogram | FloatHistogram> {
     return (this.appenders[encoding] ??= this.codecs.appender(encoding));
   }
 
@@ -321,7 +322,7 @@ export class HistogramChunker {
   }
 
   /** cutNewHeadChunk: closes the open chunk (returned) and starts an empty one at `t`. */
-  private cutTo(t: number, encoding: 2 | 3): ClosedHistogramChunk | undefined {
+  private cutTo(t: number, encoding: HistogramEncoding): ClosedHistogramChunk | undefined {
     const closed = this.close();
     const app = this.appender(encoding);
     app.reset(HEADER_UNKNOWN);
@@ -330,10 +331,10 @@ export class HistogramChunker {
     return closed;
   }
 
-  private append(t: number, h: Histogram | FloatHistogram, encoding: 2 | 3): HistogramAppendResult {
+  private append(t: number, h: Histogram | FloatHistogram, encoding: HistogramEncoding): HistogramAppendResult {
     if (!Number.isSafeInteger(t)) throw new RangeError(`histogram sample timestamp ${t} is not an integer within ±2^53 ms`);
     // Before any decision: a cut or recode must not happen for a sample that then cannot go in.
-    checkHistogram(h, encoding === 2);
+    checkHistogram(h, encoding === ENCODING_HISTOGRAM);
     // Go takes s.app before appendPreprocessor may cut: a new chunk's header is decided against the old one.
     const app = this.app?.encoding === encoding ? this.app : undefined;
     let closed: ClosedHistogramChunk | undefined;
@@ -378,7 +379,7 @@ export class HistogramChunker {
         positiveInserts = g.positiveInserts;
         negativeInserts = g.negativeInserts;
         if (!created && g.positiveBackward.length + g.negativeBackward.length > 0) {
-          sample = widen(h, g.positiveMerged, g.negativeMerged, g.positiveBackward, g.negativeBackward, encoding === 2);
+          sample = widen(h, g.positiveMerged, g.negativeMerged, g.positiveBackward, g.negativeBackward, encoding === ENCODING_HISTOGRAM);
         }
       }
     } else if (h.counterResetHint === RESET_YES) {
@@ -419,7 +420,7 @@ export class HistogramChunker {
   private recode(c: OpenChunk, positive: Insert[], negative: Insert[], positiveSpans: readonly Span[], negativeSpans: readonly Span[]): void {
     const { timestamps, histograms } = this.codec(c.encoding).decode(c.bytes());
     c.app.reset(c.header);
-    const deltas = c.encoding === 2;
+    const deltas = c.encoding === ENCODING_HISTOGRAM;
     const numP = countSpans(positiveSpans);
     const numN = countSpans(negativeSpans);
     for (let i = 0; i < histograms.length; i++) {
@@ -460,9 +461,9 @@ function widen(
  * for bytes that are not a valid chunk.
  */
 export function lastHistogramSample(
-  encoding: 2 | 3, chunk: Uint8Array, codecs: HistogramCodecSet = wasmHistogramCodecs(),
+  encoding: HistogramEncoding, chunk: Uint8Array, codecs: HistogramCodecSet = wasmHistogramCodecs(),
 ): { t: number; h: Histogram | FloatHistogram } | undefined {
-  const codec = encoding === 2 ? codecs.histogram : codecs.floatHistogram;
+  const codec = encoding === ENCODING_HISTOGRAM ? codecs.histogram : codecs.floatHistogram;
   const { timestamps, histograms } = codec.decode(chunk);
   const n = histograms.length;
   return n === 0 ? undefined : { t: Number(timestamps[n - 1]!), h: histograms[n - 1]! };

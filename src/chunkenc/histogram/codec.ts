@@ -1,11 +1,14 @@
+/**
+ * The native histogram chunks (Prometheus chunk encodings 2, HISTOGRAM,
+ * and 3, FLOAT_HISTOGRAM, as tsdb/chunkenc of v2.42.0 writes them): the
+ * chunk contract (../chunk.ts) for histogram samples, and the
+ * counter-reset header these chunks carry. Format:
+ * docs/format/histogram-chunks.md.
+ */
+import type { ChunkAppender, ChunkCodec, DecodedChunk } from '../chunk.js';
+import type { HistogramEncoding } from '../encoding.js';
 import type { PackedHistogram } from './packed.js';
 import type { FloatHistogram, Histogram } from './types.js';
-
-/**
- * The contract of the native histogram chunk codecs (Prometheus chunk
- * encodings 2, HISTOGRAM, and 3, FLOAT_HISTOGRAM, as tsdb/chunkenc of
- * v2.42.0 writes them). Format: docs/format/histogram-chunks.md.
- */
 
 /**
  * The counter-reset header: the top two bits of a histogram chunk's third
@@ -22,7 +25,7 @@ export const HEADER_RESET = 2;
 export const HEADER_GAUGE = 3;
 
 /** A decoded chunk. Arrays and objects are owned by the caller. */
-export interface DecodedHistogramChunk<H> {
+export interface DecodedHistogramChunk<H> extends DecodedChunk {
   /** int64 ms, one per histogram. */
   timestamps: BigInt64Array;
   /**
@@ -44,10 +47,8 @@ export interface DecodedHistogramChunk<H> {
  * A histogram chunk codec: the TypeScript oracle and the WebAssembly codec
  * both implement it and produce the same bytes as Prometheus 2.42.
  */
-export interface HistogramChunkCodec<H extends Histogram | FloatHistogram> {
-  readonly name: string;
-  /** ENCODING_HISTOGRAM (2) or ENCODING_FLOAT_HISTOGRAM (3). */
-  readonly encoding: 2 | 3;
+export interface HistogramChunkCodec<H extends Histogram | FloatHistogram>
+  extends ChunkCodec<HistogramEncoding, readonly H[], DecodedHistogramChunk<H>> {
   /**
    * Encodes the samples, in the order given, as one chunk, exactly as
    * Prometheus' appender writes them one after another into a new chunk
@@ -78,12 +79,9 @@ export interface HistogramChunkCodec<H extends Histogram | FloatHistogram> {
  * HistogramAppender / FloatHistogramAppender on a new chunk. Used by the
  * chunker; `encode` is a loop over it.
  */
-export interface HistogramChunkAppender<H extends Histogram | FloatHistogram> {
-  readonly encoding: 2 | 3;
-  /** Samples in the chunk. */
-  readonly numSamples: number;
-  /** Drops the chunk and starts an empty one with this header. */
-  reset(header: CounterResetHeader): void;
+export interface HistogramChunkAppender<H extends Histogram | FloatHistogram> extends ChunkAppender<HistogramEncoding> {
+  /** Drops the chunk and starts an empty one with this header (default HEADER_UNKNOWN). */
+  reset(header?: CounterResetHeader): void;
   /** Rewrites the header bits of the chunk (chunkenc's SetCounterResetHeader). */
   setHeader(header: CounterResetHeader): void;
   /**

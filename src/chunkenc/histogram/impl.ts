@@ -1,3 +1,4 @@
+import { ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import type { HistogramChunkAppender, HistogramChunkCodec } from './codec.js';
 import { TsFloatHistogramAppender, TsHistogramAppender } from './ts-appender.js';
 import { TsFloatHistogramCodec, TsHistogramCodec } from './ts-codec.js';
@@ -11,7 +12,7 @@ export interface HistogramCodecSet {
   readonly histogram: HistogramChunkCodec<Histogram>;
   readonly floatHistogram: HistogramChunkCodec<FloatHistogram>;
   /** A new appender for encoding 2 (integer) or 3 (float). */
-  appender(encoding: 2 | 3): HistogramChunkAppender<Histogram | FloatHistogram>;
+  appender(encoding: HistogramEncoding): HistogramChunkAppender<Histogram | FloatHistogram>;
 }
 
 let wasmSet: HistogramCodecSet | undefined;
@@ -22,7 +23,7 @@ export function wasmHistogramCodecs(): HistogramCodecSet {
     name: 'wasm',
     histogram: new WasmHistogramCodec(),
     floatHistogram: new WasmFloatHistogramCodec(),
-    appender: (encoding) => (encoding === 2 ? new WasmHistogramAppender() : new WasmFloatHistogramAppender()),
+    appender: (encoding) => (encoding === ENCODING_HISTOGRAM ? new WasmHistogramAppender() : new WasmFloatHistogramAppender()),
   };
   return wasmSet;
 }
@@ -32,7 +33,7 @@ export const tsHistogramCodecs: HistogramCodecSet = {
   name: 'ts',
   histogram: new TsHistogramCodec(),
   floatHistogram: new TsFloatHistogramCodec(),
-  appender: (encoding) => (encoding === 2 ? new TsHistogramAppender() : new TsFloatHistogramAppender()),
+  appender: (encoding) => (encoding === ENCODING_HISTOGRAM ? new TsHistogramAppender() : new TsFloatHistogramAppender()),
 };
 
 /** Every implementation, for conformance suites. */

@@ -1,8 +1,9 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import {
   FieldWriter, NO_WINDOW, bitsOfFloat, putVarbitInt, putVarbitUint, putXor, putZeroThreshold, type XorField,
 } from './bits.js';
 import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
-import type { CounterResetHeader, HistogramChunkAppender } from './codec.js';
+import { HEADER_UNKNOWN, type CounterResetHeader, type HistogramChunkAppender } from './codec.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram, Span } from './types.js';
 
@@ -35,7 +36,7 @@ function putLayout(f: FieldWriter, layout: ChunkLayout): void {
 
 /** What both appenders share: the bit stream, header, count and layout. */
 abstract class TsAppenderBase<H extends Histogram | FloatHistogram> implements HistogramChunkAppender<H> {
-  abstract readonly encoding: 2 | 3;
+  abstract readonly encoding: HistogramEncoding;
   numSamples = 0;
   protected f = new FieldWriter(HEADER_BITS);
   protected layout: ChunkLayout | undefined;
@@ -44,7 +45,7 @@ abstract class TsAppenderBase<H extends Histogram | FloatHistogram> implements H
   protected t = 0n;
   protected tDelta = 0n;
 
-  reset(header: CounterResetHeader): void {
+  reset(header: CounterResetHeader = HEADER_UNKNOWN): void {
     this.f = new FieldWriter(HEADER_BITS);
     this.numSamples = 0;
     this.layout = undefined;
@@ -65,7 +66,7 @@ abstract class TsAppenderBase<H extends Histogram | FloatHistogram> implements H
 
   /** Appends with a full int64 timestamp (the oracle's encode path). */
   appendT(t: bigint, h: H): void {
-    checkSample(h, this.numSamples, this.layout, this.lastStale, this.encoding === 2);
+    checkSample(h, this.numSamples, this.layout, this.lastStale, this.encoding === ENCODING_HISTOGRAM);
     const stale = isStaleNaN(h.sum);
     if (this.numSamples === 0) {
       this.layout = layoutOf(h);
@@ -106,7 +107,7 @@ abstract class TsAppenderBase<H extends Histogram | FloatHistogram> implements H
  * delta-encoded value; the sum Gorilla-XOR coded.
  */
 export class TsHistogramAppender extends TsAppenderBase<Histogram> {
-  readonly encoding = 2;
+  readonly encoding = ENCODING_HISTOGRAM;
   private cnt = 0n;
   private zCnt = 0n;
   private cntDelta = 0n;
@@ -177,7 +178,7 @@ export class TsHistogramAppender extends TsAppenderBase<Histogram> {
  * count, sum, each absolute bucket count) Gorilla-XOR coded on its own.
  */
 export class TsFloatHistogramAppender extends TsAppenderBase<FloatHistogram> {
-  readonly encoding = 3;
+  readonly encoding = ENCODING_FLOAT_HISTOGRAM;
   private cnt: XorField = { bits: 0n, leading: NO_WINDOW, trailing: 0 };
   private zCnt: XorField = { bits: 0n, leading: NO_WINDOW, trailing: 0 };
   private sum: XorField = { bits: 0n, leading: NO_WINDOW, trailing: 0 };

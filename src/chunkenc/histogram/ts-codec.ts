@@ -1,3 +1,4 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { ChunkEncodeError } from '../errors.js';
 import type { CounterResetHeader, DecodedHistogramChunk, HistogramChunkCodec } from './codec.js';
 import { headerFromHint } from './samples.js';
@@ -11,16 +12,25 @@ import type { FloatHistogram, Histogram } from './types.js';
 // ts-decode.ts) in BigInt arithmetic, so it is exact for every
 // int64 timestamp and slow.
 
-function encodeWith<H extends Histogram | FloatHistogram>(
-  app: TsHistogramAppender | TsFloatHistogramAppender,
-  timestamps: BigInt64Array, histograms: readonly H[], header: CounterResetHeader | undefined,
-): Uint8Array {
-  if (timestamps.length !== histograms.length) {
-    throw new ChunkEncodeError(`${timestamps.length} timestamps but ${histograms.length} histograms`);
+/** What both encodings' oracles share: all but the encoding. */
+abstract class TsCodec<H extends Histogram | FloatHistogram> implements HistogramChunkCodec<H> {
+  readonly name = 'ts';
+  abstract readonly encoding: HistogramEncoding;
+
+  encode(timestamps: BigInt64Array, histograms: readonly H[], header?: CounterResetHeader): Uint8Array {
+    if (timestamps.length !== histograms.length) {
+      throw new ChunkEncodeError(`${timestamps.length} timestamps but ${histograms.length} histograms`);
+    }
+    const app = this.encoding === ENCODING_HISTOGRAM ? new TsHistogramAppender() : new TsFloatHistogramAppender();
+    app.reset(header ?? headerFromHint(histograms[0]?.counterResetHint));
+    for (let i = 0; i < histograms.length; i++) (app as TsHistogramAppender).appendT(timestamps[i]!, histograms[i]!);
+    return app.bytes();
   }
-  app.reset(header ?? headerFromHint(histograms[0]?.counterResetHint));
-  for (let i = 0; i < histograms.length; i++) (app as TsHistogramAppender).appendT(timestamps[i]!, histograms[i]!);
-  return app.bytes();
+
+  decode(chunk: Uint8Array): DecodedHistogramChunk<H> {
+    // Histogram and FloatHistogram are the same shape: the decoder builds either.
+    return decodeHistogramChunk(chunk, this.encoding === ENCODING_FLOAT_HISTOGRAM) as DecodedHistogramChunk<H>;
+  }
 }
 
 /**
@@ -31,29 +41,11 @@ function encodeWith<H extends Histogram | FloatHistogram>(
  * const chunk = codec.encode(BigInt64Array.of(1000n), [h]);
  * const { timestamps, histograms, header } = codec.decode(chunk);
  */
-export class TsHistogramCodec implements HistogramChunkCodec<Histogram> {
-  readonly name = 'ts';
-  readonly encoding = 2;
-
-  encode(timestamps: BigInt64Array, histograms: readonly Histogram[], header?: CounterResetHeader): Uint8Array {
-    return encodeWith(new TsHistogramAppender(), timestamps, histograms, header);
-  }
-
-  decode(chunk: Uint8Array): DecodedHistogramChunk<Histogram> {
-    return decodeHistogramChunk(chunk, false);
-  }
+export class TsHistogramCodec extends TsCodec<Histogram> {
+  readonly encoding = ENCODING_HISTOGRAM;
 }
 
 /** Float histogram chunks (encoding 3) in TypeScript. Same contract as TsHistogramCodec. */
-export class TsFloatHistogramCodec implements HistogramChunkCodec<FloatHistogram> {
-  readonly name = 'ts';
-  readonly encoding = 3;
-
-  encode(timestamps: BigInt64Array, histograms: readonly FloatHistogram[], header?: CounterResetHeader): Uint8Array {
-    return encodeWith(new TsFloatHistogramAppender(), timestamps, histograms, header);
-  }
-
-  decode(chunk: Uint8Array): DecodedHistogramChunk<FloatHistogram> {
-    return decodeHistogramChunk(chunk, true);
-  }
+export class TsFloatHistogramCodec extends TsCodec<FloatHistogram> {
+  readonly encoding = ENCODING_FLOAT_HISTOGRAM;
 }

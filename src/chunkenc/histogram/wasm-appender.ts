@@ -1,5 +1,6 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { MAX_HISTOGRAM_SAMPLES, checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
-import type { CounterResetHeader, HistogramChunkAppender } from './codec.js';
+import { HEADER_UNKNOWN, type CounterResetHeader, type HistogramChunkAppender } from './codec.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram } from './types.js';
 import { sameSpansPacked, type PackedHistogram } from './packed.js';
@@ -39,11 +40,11 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
   private layout: ChunkLayout | undefined;
   private lastStale = false;
 
-  constructor(readonly encoding: 2 | 3, private readonly hw: HistogramWasm) {
-    this.reset(0);
+  constructor(readonly encoding: HistogramEncoding, private readonly hw: HistogramWasm) {
+    this.reset();
   }
 
-  reset(header: CounterResetHeader): void {
+  reset(header: CounterResetHeader = HEADER_UNKNOWN): void {
     this.chunk.fill(0, 0, 4);
     this.chunk[2] = header << 6;
     this.len = 3;
@@ -92,7 +93,7 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
 
   appendPacked(t: number, p: PackedHistogram): boolean {
     // What checkSample would refuse, or a first sample (which writes the layout), takes the object path.
-    if (this.encoding !== 2 || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
+    if (this.encoding !== ENCODING_HISTOGRAM || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
     const layout = this.layout!;
     if (p.schema !== layout.schema || !(p.zeroThreshold === layout.zeroThreshold || Object.is(p.zeroThreshold, layout.zeroThreshold))) return false;
     if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return false;
@@ -133,7 +134,7 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     }
     if (h !== undefined) putSample(hw.mem.f64(), hw.mem.i32(), input, t, undefined, h, stale);
     else putPacked(hw.mem.f64(), hw.mem.i32(), input, t, p!);
-    const got = this.encoding === 3
+    const got = this.encoding === ENCODING_FLOAT_HISTOGRAM
       ? fns.histAppendFloat(state, buckets, buf, cap, input, 1)
       : fns.histAppendInt(state, buckets, buf, cap, input, 1);
     const end = start + fns.histAppenderBytes(state);
@@ -177,13 +178,13 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
  */
 export class WasmHistogramAppender extends WasmAppender<Histogram> {
   constructor(hw: HistogramWasm = threadHistogramWasm()) {
-    super(2, hw);
+    super(ENCODING_HISTOGRAM, hw);
   }
 }
 
 /** Prometheus' FloatHistogramAppender on a new chunk, in WebAssembly. */
 export class WasmFloatHistogramAppender extends WasmAppender<FloatHistogram> {
   constructor(hw: HistogramWasm = threadHistogramWasm()) {
-    super(3, hw);
+    super(ENCODING_FLOAT_HISTOGRAM, hw);
   }
 }

@@ -1,3 +1,4 @@
+import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
 import { ChunkEncodeError } from '../errors.js';
 import { checkSample, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
 import type { CounterResetHeader, DecodedHistogramChunk, HistogramChunkCodec } from './codec.js';
@@ -136,6 +137,24 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
   return { timestamps, histograms, header };
 }
 
+/** What both encodings' codecs share: all but the encoding. */
+abstract class WasmCodec<H extends Histogram | FloatHistogram> implements HistogramChunkCodec<H> {
+  readonly name = 'wasm';
+  abstract readonly encoding: HistogramEncoding;
+
+  constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
+
+  encode(timestamps: BigInt64Array, histograms: readonly H[], header?: CounterResetHeader): Uint8Array {
+    const float = this.encoding === ENCODING_FLOAT_HISTOGRAM;
+    return wasmEncode(this.hw, float, timestamps, histograms, header ?? headerFromHint(histograms[0]?.counterResetHint));
+  }
+
+  decode(chunk: Uint8Array): DecodedHistogramChunk<H> {
+    // Histogram and FloatHistogram are the same shape: the decoder builds either.
+    return wasmDecode(this.hw, this.encoding === ENCODING_FLOAT_HISTOGRAM, chunk) as DecodedHistogramChunk<H>;
+  }
+}
+
 /**
  * Integer histogram chunks (encoding 2) in WebAssembly. Instances share
  * this thread's module (threadHistogramWasm) unless given one; not for
@@ -146,33 +165,11 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
  * const chunk = codec.encode(BigInt64Array.of(1000n, 16000n), [h1, h2]);
  * codec.decode(chunk).histograms; // [h1, h2] as Prometheus' iterator reports them
  */
-export class WasmHistogramCodec implements HistogramChunkCodec<Histogram> {
-  readonly name = 'wasm';
-  readonly encoding = 2;
-
-  constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
-
-  encode(timestamps: BigInt64Array, histograms: readonly Histogram[], header?: CounterResetHeader): Uint8Array {
-    return wasmEncode(this.hw, false, timestamps, histograms, header ?? headerFromHint(histograms[0]?.counterResetHint));
-  }
-
-  decode(chunk: Uint8Array): DecodedHistogramChunk<Histogram> {
-    return wasmDecode(this.hw, false, chunk);
-  }
+export class WasmHistogramCodec extends WasmCodec<Histogram> {
+  readonly encoding = ENCODING_HISTOGRAM;
 }
 
 /** Float histogram chunks (encoding 3) in WebAssembly. Same contract as WasmHistogramCodec. */
-export class WasmFloatHistogramCodec implements HistogramChunkCodec<FloatHistogram> {
-  readonly name = 'wasm';
-  readonly encoding = 3;
-
-  constructor(readonly hw: HistogramWasm = threadHistogramWasm()) {}
-
-  encode(timestamps: BigInt64Array, histograms: readonly FloatHistogram[], header?: CounterResetHeader): Uint8Array {
-    return wasmEncode(this.hw, true, timestamps, histograms, header ?? headerFromHint(histograms[0]?.counterResetHint));
-  }
-
-  decode(chunk: Uint8Array): DecodedHistogramChunk<FloatHistogram> {
-    return wasmDecode(this.hw, true, chunk);
-  }
+export class WasmFloatHistogramCodec extends WasmCodec<FloatHistogram> {
+  readonly encoding = ENCODING_FLOAT_HISTOGRAM;
 }

@@ -1,7 +1,7 @@
 import { BitReader, BitWriter } from '../bstream.js';
-import { decodeError } from '../decode-errors.js';
-import { chunkFull } from '../errors.js';
-import type { Samples, XorCodec } from '../types.js';
+import { ENCODING_XOR } from '../encoding.js';
+import type { Samples, XorCodec } from './codec.js';
+import { chunkFull, decodeError } from './errors.js';
 
 // The XOR codec in plain TypeScript: the oracle for the WebAssembly codec's
 // differential tests and the baseline of its benchmark. Values travel as
@@ -160,6 +160,7 @@ function need(r: BitReader, bits: number, index: number): void {
 /** The TypeScript XOR codec; see the module comment for its timestamp range. */
 export class TsXorCodec implements XorCodec {
   readonly name = 'typescript';
+  readonly encoding = ENCODING_XOR;
 
   encode(timestamps: BigInt64Array, values: Float64Array): Uint8Array {
     const n = timestamps.length;

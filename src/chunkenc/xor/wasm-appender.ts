@@ -1,4 +1,6 @@
-import { chunkFull } from '../errors.js';
+import type { ChunkAppender } from '../chunk.js';
+import { ENCODING_XOR } from '../encoding.js';
+import { chunkFull } from './errors.js';
 import { WasmBlock, copyIn } from '../../wasm/memory.js';
 import { APPENDER_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES } from '../../wasm/layout.js';
 import type { WasmXorCodec } from './wasm-codec.js';
@@ -7,14 +9,16 @@ const INITIAL_CAPACITY = 256;
 
 /**
  * Builds one chunk by appending batches of samples, as a head does with an
- * open chunk. The chunk lives in module memory and grows as needed.
+ * open chunk. The chunk lives in module memory and grows as needed;
+ * `close()` gives that memory back.
  *
  * @example
  * const app = new XorAppender(codec);
  * app.append(timestamps, values);
  * const chunk = app.bytes();
  */
-export class XorAppender {
+export class XorAppender implements ChunkAppender<typeof ENCODING_XOR> {
+  readonly encoding = ENCODING_XOR;
   private readonly state: number;
   private chunk: WasmBlock;
   private readonly ts: WasmBlock;
@@ -29,15 +33,19 @@ export class XorAppender {
   }
 
   /** Samples in the chunk. */
-  get count(): number {
+  get numSamples(): number {
     return this.codec.wasm.appenderCount(this.state);
   }
 
-  /** Appends all samples or none: throws a ChunkEncodeError if they would pass 65535. */
+  /**
+   * Appends the samples, copied, after those in the chunk: all or none
+   * (a ChunkEncodeError if they would pass 65535, a RangeError if the
+   * columns' lengths differ).
+   */
   append(timestamps: BigInt64Array, values: Float64Array): void {
     const n = timestamps.length;
     if (values.length !== n) throw new RangeError(`${n} timestamps but ${values.length} values`);
-    if (this.count + n > MAX_SAMPLES) throw chunkFull(MAX_SAMPLES);
+    if (this.numSamples + n > MAX_SAMPLES) throw chunkFull(MAX_SAMPLES);
     const wasm = this.codec.wasm;
     const need = wasm.appenderBytes(this.state) + n * MAX_SAMPLE_BYTES + SLACK_BYTES;
     if (need > this.chunk.size) this.grow(need);
@@ -48,7 +56,7 @@ export class XorAppender {
     wasm.appendSamples(this.state, this.chunk.ptr, this.chunk.size, ts, vals, n);
   }
 
-  /** A copy of the chunk as it stands. */
+  /** A copy of the chunk as it stands (the contract allows a view; this one is the caller's). */
   bytes(): Uint8Array {
     const len = this.codec.wasm.appenderBytes(this.state);
     return this.codec.mem.u8().slice(this.chunk.ptr, this.chunk.ptr + len);
@@ -59,6 +67,7 @@ export class XorAppender {
     this.codec.wasm.appenderInit(this.state, this.chunk.ptr);
   }
 
+  /** Gives the appender's module memory back; it is not used again. */
   close(): void {
     this.chunk.release();
     this.ts.release();

@@ -1,6 +1,6 @@
-import { chunkFull } from '../errors.js';
-import { wasmDecodeError } from '../decode-errors.js';
-import type { Samples, XorCodec } from '../types.js';
+import { ENCODING_XOR } from '../encoding.js';
+import type { Samples, XorCodec } from './codec.js';
+import { chunkFull, wasmDecodeError } from './errors.js';
 import { WasmBlock, WasmMemory, copyIn } from '../../wasm/memory.js';
 import type { StrataWasm } from '../../wasm/exports.js';
 import { APPENDER_SIZE, ITERATOR_SIZE, MAX_SAMPLES, MAX_SAMPLE_BYTES, SLACK_BYTES } from '../../wasm/layout.js';
@@ -24,6 +24,7 @@ export function chunkSampleCount(chunk: Uint8Array): number {
  */
 export class WasmXorCodec implements XorCodec {
   readonly name = 'wasm';
+  readonly encoding = ENCODING_XOR;
   readonly mem: WasmMemory;
   private readonly state: number;
   private readonly input: WasmBlock;

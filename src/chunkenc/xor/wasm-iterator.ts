@@ -1,5 +1,6 @@
+import type { ChunkIterator } from '../chunk.js';
 import type { ChunkDecodeError } from '../errors.js';
-import { wasmDecodeError } from '../decode-errors.js';
+import { wasmDecodeError } from './errors.js';
 import { WasmBlock } from '../../wasm/memory.js';
 import { ITERATOR_SIZE, SLACK_BYTES } from '../../wasm/layout.js';
 import type { WasmXorCodec } from './wasm-codec.js';
@@ -23,7 +24,7 @@ const BLOCK = 128;
  * const it = new XorIterator(codec).reset(chunk);
  * if (it.seek(1_700_000_000_000n)) do sum += it.atV(); while (it.next());
  */
-export class XorIterator {
+export class XorIterator implements ChunkIterator {
   private readonly state: number;
   private readonly buf: WasmBlock;
   /** BLOCK timestamps then BLOCK value bit patterns. */

@@ -10,6 +10,7 @@
  * next frame.
  */
 import { crc32c } from '@node-rs/crc32';
+import { ENCODING_XOR, remoteReadChunkEncoding } from '../../chunkenc/encoding.js';
 import type { StoredChunk } from '../../query/types.js';
 import {
   WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint,
@@ -32,12 +33,6 @@ const CHUNK_MIN_TIME = 1;
 const CHUNK_MAX_TIME = 2;
 const CHUNK_TYPE = 3;
 const CHUNK_DATA = 4;
-/**
- * Prometheus' chunk encoding numbers, which this message's type uses as
- * they are (prompb Chunk.Encoding: XOR 1, HISTOGRAM 2, FLOAT_HISTOGRAM 3;
- * thanos.Chunk's are one less): a stored chunk without an encoding is XOR.
- */
-const XOR = 1;
 
 function chunkSize(c: StoredChunk): number {
   return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + 2 + lenFieldSize(c.data.length);
@@ -84,7 +79,8 @@ function encodeFrame(labels: Uint8Array, chunks: readonly StoredChunk[], from: n
     at = writeTag(b, at, CHUNK_MAX_TIME, WIRE_VARINT);
     at = writeInt64(b, at, c.maxT);
     at = writeTag(b, at, CHUNK_TYPE, WIRE_VARINT);
-    b[at++] = c.encoding ?? XOR;
+    // A stored chunk without an encoding is XOR; the type is one byte (a varint below 128).
+    b[at++] = remoteReadChunkEncoding(c.encoding ?? ENCODING_XOR);
     at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
     at = writeVarint(b, at, c.data.length);
     b.set(c.data, at);

@@ -4,14 +4,11 @@
  * says what the answer is), which a pool worker decodes, encodes and
  * snappy-compresses (src/remote-read/samples-task.ts).
  */
-import { chunkSampleCount } from '../../chunkenc/index.js';
+import { ENCODING_XOR, chunkSampleCount } from '../../chunkenc/index.js';
 import { packChunkBatch } from '../../pool/batches.js';
 import type { SamplesPlan } from '../../remote-read/samples-encoding.js';
 import { encodeLabels } from '../../store/series-frames.js';
 import type { QuerySelection } from './read-select.js';
-
-/** Prometheus' XOR encoding: a stored chunk without an encoding is one. */
-const XOR = 1;
 
 /** Samples the chunks of `selections` hold, by their headers (the range may answer fewer; histogram chunks count theirs the same way). */
 export function countSamples(selections: readonly QuerySelection[]): number {
@@ -41,7 +38,7 @@ export function planSamples(selections: readonly QuerySelection[]): SamplesPlan 
       labelOffsets[s + 1] = labelOffsets[s]! + labels.length;
       for (const c of series.chunks) {
         chunks.push(c.data);
-        encodings.push(c.encoding ?? XOR);
+        encodings.push(c.encoding ?? ENCODING_XOR); // a stored chunk without an encoding is XOR
       }
       seriesChunks[s + 1] = chunks.length;
       s++;

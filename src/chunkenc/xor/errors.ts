@@ -1,5 +1,10 @@
-import { ChunkDecodeError, type ChunkDecodeReason } from './errors.js';
-import { XOR_ERR } from '../wasm/layout.js';
+/**
+ * The XOR codecs' errors: the WebAssembly decoder's error codes and the
+ * messages both codecs give for each reason (histogram/errors.ts is the
+ * histogram codecs' twin).
+ */
+import { ChunkDecodeError, ChunkEncodeError, type ChunkDecodeReason } from '../errors.js';
+import { XOR_ERR } from '../../wasm/layout.js';
 
 /** Error codes of assembly/xor.ts, with what each means to a reader. */
 const wasmErrors: Record<number, [ChunkDecodeReason, string]> = {
@@ -18,7 +23,13 @@ export function wasmDecodeError(code: number, sampleIndex: number): ChunkDecodeE
   return new ChunkDecodeError(known[0], sampleIndex, known[1]);
 }
 
+/** A ChunkDecodeError for `reason`, as the TypeScript decoder finds it. */
 export function decodeError(reason: ChunkDecodeReason, sampleIndex: number): ChunkDecodeError {
   const known = Object.values(wasmErrors).find(([r]) => r === reason);
   return new ChunkDecodeError(reason, sampleIndex, known?.[1] ?? reason);
+}
+
+/** Thrown when samples would pass the `max` a chunk's 16-bit count holds. */
+export function chunkFull(max: number): ChunkEncodeError {
+  return new ChunkEncodeError(`XOR chunk is full: at most ${max} samples fit its 16-bit count`);
 }
