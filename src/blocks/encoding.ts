@@ -1,6 +1,6 @@
 /**
- * Byte-level helpers shared by the block writer and readers: varints as Go's
- * encoding/binary writes them, big-endian integers, a growable buffer and a
+ * Byte-level helpers shared by the block writer and readers: big-endian
+ * integers, a growable buffer (varints are src/encoding/varint.ts') and a
  * buffered append-only file. Integers are JS numbers, exact up to 2^53 - 1;
  * nothing here uses bit operators on values that may pass 32 bits.
  * Format: docs/format/block.md.
@@ -8,15 +8,9 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
-import { readVarint, varintSize, writeVarint, type VarintRead } from '../docstore/varint.js';
+import { MAX_VARINT64_BYTES, putUvarint, putVarint } from '../encoding/varint.js';
 
 const TWO_32 = 0x1_0000_0000;
-
-/** Longest uvarint Go writes for a uint64. */
-export const MAX_UVARINT64_BYTES = 10;
-
-/** Bytes `value` (0 ≤ value ≤ 2^53 - 1) takes as an unsigned varint. */
-export const uvarintSize: (value: number) => number = varintSize;
 
 function checkUnsigned(value: number, what: string): void {
   if (!Number.isSafeInteger(value) || value < 0) {
@@ -28,92 +22,6 @@ function checkSigned(value: number, what: string): void {
   if (!Number.isSafeInteger(value)) {
     throw new RangeError(`${what}: ${value} is not an integer in ±(2^53-1)`);
   }
-}
-
-/** Writes `value` (0 ≤ value ≤ 2^53 - 1) as an unsigned varint at `at`; returns the offset after it. */
-export function putUvarint(buf: Uint8Array, at: number, value: number): number {
-  checkUnsigned(value, 'uvarint');
-  return writeVarint(buf, at, value);
-}
-
-/** Bytes `value` (|value| ≤ 2^53 - 1) takes as a signed (zig-zag) varint, as Go's binary.PutVarint. */
-export function varintSizeSigned(value: number): number {
-  // zig-zag: 2v for v ≥ 0, 2(-v - 1) + 1 for v < 0; the first byte holds 6
-  // bits of magnitude, the rest 7 each.
-  let m = value < 0 ? -value - 1 : value;
-  m = Math.floor(m / 64);
-  let n = 1;
-  while (m > 0) {
-    m = Math.floor(m / 128);
-    n++;
-  }
-  return n;
-}
-
-/**
- * Writes `value` (|value| ≤ 2^53 - 1) as a signed zig-zag varint (Go's
- * binary.PutVarint) at `at`; returns the offset after it. Exact over the
- * whole range: the zig-zag value itself (up to 2^54) is never formed.
- */
-export function putVarint(buf: Uint8Array, at: number, value: number): number {
-  checkSigned(value, 'varint');
-  const negative = value < 0;
-  const m = negative ? -value - 1 : value;
-  // zig-zag = 2m + sign: the low 7 bits are 6 bits of m and the sign bit.
-  const low = (m % 64) * 2 + (negative ? 1 : 0);
-  let rest = Math.floor(m / 64);
-  buf[at++] = rest > 0 ? low | 0x80 : low;
-  while (rest > 0) {
-    const b = rest % 128;
-    rest = Math.floor(rest / 128);
-    buf[at++] = rest > 0 ? b | 0x80 : b;
-  }
-  return at;
-}
-
-/** Result of a varint read; `next` is -1 when the bytes are not a valid varint in range. */
-export type { VarintRead };
-
-/**
- * Reads an unsigned varint at `at`, not past `end`, into `out`. `next` = -1
- * when it runs past `end`, is malformed, or exceeds 2^53 - 1.
- */
-export function readUvarint(buf: Uint8Array, at: number, end: number, out: VarintRead): VarintRead {
-  return readVarint(buf, at, end, out);
-}
-
-/**
- * Reads a signed zig-zag varint (Go's binary.Varint) at `at`, not past `end`,
- * into `out`. `next` = -1 when it runs past `end`, is malformed, or its value
- * is outside ±(2^53 - 1).
- */
-export function readVarintSigned(buf: Uint8Array, at: number, end: number, out: VarintRead): VarintRead {
-  if (at >= end) return fail(out);
-  const b0 = buf[at++]!;
-  const negative = (b0 & 1) === 1;
-  let m = (b0 & 0x7f) >>> 1;
-  if (b0 >= 0x80) {
-    let scale = 64;
-    // 6 bits in the first byte, then up to 47 more fit 2^53.
-    for (let i = 0; ; i++) {
-      if (at >= end || i >= 8) return fail(out);
-      const b = buf[at++]!;
-      m += (b & 0x7f) * scale;
-      if (b < 0x80) break;
-      scale *= 128;
-    }
-  }
-  // -m - 1 must stay ≥ -(2^53 - 1).
-  if (m > (negative ? Number.MAX_SAFE_INTEGER - 1 : Number.MAX_SAFE_INTEGER)) return fail(out);
-  out.value = negative ? -m - 1 : m;
-  out.next = at;
-  return out;
-}
-
-function fail(out: VarintRead): VarintRead {
-  out.value = 0;
-  out.next = -1;
-  return out;
 }
 
 /** Writes a big-endian uint32 at `at`. */
@@ -190,13 +98,17 @@ export class ByteBuffer {
     this.length += 8;
   }
 
+  /** Appends `value` (0 ≤ value ≤ 2^53 - 1) as an uvarint; a RangeError for any other value. */
   uvarint(value: number): void {
-    this.ensure(MAX_UVARINT64_BYTES);
+    checkUnsigned(value, 'uvarint');
+    this.ensure(MAX_VARINT64_BYTES);
     this.length = putUvarint(this.bytes, this.length, value);
   }
 
+  /** Appends `value` (|value| ≤ 2^53 - 1) as a zigzag varint; a RangeError for any other value. */
   varint(value: number): void {
-    this.ensure(MAX_UVARINT64_BYTES);
+    checkSigned(value, 'varint');
+    this.ensure(MAX_VARINT64_BYTES);
     this.length = putVarint(this.bytes, this.length, value);
   }
 

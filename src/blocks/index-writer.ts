@@ -17,7 +17,8 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8-order.js';
-import { BufferedFile, ByteBuffer, putBE32, putBE64, uvarintSize } from './encoding.js';
+import { BufferedFile, ByteBuffer, putBE32, putBE64 } from './encoding.js';
+import { uvarintSize } from '../encoding/varint.js';
 import { Yielder, sortYielding } from '../background/yielder.js';
 
 export const INDEX_MAGIC = 0xbaaad700;
