@@ -7,8 +7,8 @@
  *   sint64). Exact over ±(2^53 - 1): the zigzag of a negative number past
  *   2^52 needs 54 bits, more than a double holds, so it is never formed.
  * - uvarint64: a 64-bit integer as protobuf's int64 writes it, the uvarint
- *   of its two's complement (negatives take 10 bytes), read back as two
- *   32-bit halves.
+ *   of its two's complement (negatives take 10 bytes), read back whole as
+ *   a BigInt.
  *
  * Values are safe integers; arithmetic, not bit operators, carries them past
  * 32 bits. Writers trust their caller (sizes are reserved first, values
@@ -20,6 +20,11 @@
  * run of varints (what hot loops use); readUvarint / readVarint, one varint
  * into the caller's VarintRead; uvarintAt / varintAt, one varint whose end is
  * left in `varintEnd`.
+ *
+ * One reader lives elsewhere: the remote-write parser's WireReader reads
+ * protobuf's int64 as two 32-bit halves in a loop of its own, the hottest
+ * varint of all (as a call into a function of this module it took about
+ * 15% longer per varint, measured in isolation).
  */
 
 /** Bytes of the longest varint of a safe integer, unsigned or zigzag (54 bits in 7-bit groups). */
@@ -273,10 +278,10 @@ export function varintAt(b: Uint8Array, at: number, end: number): number {
   return value;
 }
 
-/** The two 32-bit halves of a 64-bit integer, as int32s (two's complement). */
-export interface Uint64Halves {
-  lo: number;
-  hi: number;
+/** One uvarint64's value and the offset after it; `next` is VARINT_CUT_SHORT or VARINT_OVERFLOW when the read failed. */
+export interface Uvarint64Read {
+  value: bigint;
+  next: number;
 }
 
 /** readUvarint64: the varint runs past `end`. */
@@ -285,54 +290,29 @@ export const VARINT_CUT_SHORT = -1;
 export const VARINT_OVERFLOW = -2;
 
 /**
- * Reads the uvarint64 at `at`, not past `end`, into `out` as two halves, so
- * that a timestamp reaches an Int32Array view of an i64 column without a
- * BigInt or a lossy double. Returns the offset after it, VARINT_CUT_SHORT or
- * VARINT_OVERFLOW (a tenth byte above 1, as Go's binary.Uvarint refuses it);
- * `out` is left alone when it fails. The shape (28 bits into lo, a split
- * byte, then hi) is protobuf's own: shifts stay within 32-bit integer
- * arithmetic, which V8 keeps unboxed.
+ * Reads the uvarint at `at`, not past `end`, into `out` as an unsigned
+ * 64-bit BigInt, as Go's binary.Uvarint reads it: it fails with
+ * VARINT_CUT_SHORT, or VARINT_OVERFLOW past 64 bits (a tenth byte above 1).
+ * For what needs all 64 bits (Prometheus' open-ended tombstones, the XOR
+ * codec's oracle); hot paths read numbers, and the protobuf parser reads
+ * int64s as 32-bit halves (wire-reader.ts).
  */
-export function readUvarint64(b: Uint8Array, at: number, end: number, out: Uint64Halves): number {
-  let lo = 0;
-  let hi = 0;
-  let byte = 0;
-  for (let shift = 0; shift < 28; shift += 7) {
-    if (at >= end) return VARINT_CUT_SHORT;
-    byte = b[at++]!;
-    lo |= (byte & 0x7f) << shift;
+export function readUvarint64(b: Uint8Array, at: number, end: number, out: Uvarint64Read): Uvarint64Read {
+  let value = 0n;
+  for (let i = 0; i < MAX_VARINT64_BYTES; i++) {
+    if (at >= end) break;
+    const byte = b[at++]!;
+    if (i === MAX_VARINT64_BYTES - 1 && byte > 1) {
+      out.next = VARINT_OVERFLOW;
+      return out;
+    }
+    value |= BigInt(byte & 0x7f) << BigInt(7 * i);
     if (byte < 0x80) {
-      out.lo = lo;
-      out.hi = 0;
-      return at;
+      out.value = value;
+      out.next = at;
+      return out;
     }
   }
-  // Fifth byte: 4 bits finish lo, 3 bits start hi.
-  if (at >= end) return VARINT_CUT_SHORT;
-  byte = b[at++]!;
-  lo |= (byte & 0x0f) << 28;
-  hi = (byte & 0x7f) >>> 4;
-  if (byte >= 0x80) {
-    for (let shift = 3; shift < 31; shift += 7) {
-      if (at >= end) return VARINT_CUT_SHORT;
-      byte = b[at++]!;
-      hi |= (byte & 0x7f) << shift;
-      if (byte < 0x80) break;
-    }
-    if (byte >= 0x80) {
-      // Tenth byte: only bit 63 is left.
-      if (at >= end) return VARINT_CUT_SHORT;
-      byte = b[at++]!;
-      if (byte > 1) return VARINT_OVERFLOW;
-      hi |= byte << 31;
-    }
-  }
-  out.lo = lo;
-  out.hi = hi;
-  return at;
-}
-
-/** The unsigned 64-bit integer of `h` as a BigInt. */
-export function bigUint64(h: Uint64Halves): bigint {
-  return (BigInt(h.hi >>> 0) << 32n) | BigInt(h.lo >>> 0);
+  out.next = VARINT_CUT_SHORT;
+  return out;
 }
