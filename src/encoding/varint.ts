@@ -181,7 +181,10 @@ export class VarintReader {
     const b = this.b;
     const end = this.end;
     let at = this.at;
-    if (at >= end) return this.fail(at, -1);
+    if (at >= end) {
+      this.ok = false;
+      return -1;
+    }
     let byte = b[at++]!;
     if (byte < 0x80) {
       this.at = at;
@@ -189,7 +192,8 @@ export class VarintReader {
     }
     let value = byte & 0x7f;
     let scale = 0x80;
-    for (let i = 1; i < MAX_VARINT64_BYTES && at < end; i++) {
+    // A literal bound (MAX_VARINT64_BYTES): V8 reloads a module constant on every pass.
+    for (let i = 1; i < 10 && at < end; i++) {
       byte = b[at++]!;
       value += (byte & 0x7f) * scale;
       if (byte < 0x80) {
@@ -199,7 +203,9 @@ export class VarintReader {
       }
       scale *= 0x80;
     }
-    return this.fail(this.at, -1);
+    // `at` stays at the varint's start.
+    this.ok = false;
+    return -1;
   }
 
   /** A zigzag varint; 0 (and `ok` false) when it fails. */
