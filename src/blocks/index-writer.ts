@@ -16,7 +16,7 @@
  * loop every few milliseconds. Format: docs/format/block.md.
  */
 import { crc32c } from '@node-rs/crc32';
-import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8-order.js';
+import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8.js';
 import { BufferedFile, ByteBuffer, putBE32, putBE64 } from './encoding.js';
 import { uvarintSize } from '../encoding/varint.js';
 import { Yielder, sortYielding } from '../background/yielder.js';

@@ -11,7 +11,7 @@ import { EXEMPLAR, checkMessage } from './message-shapes.js';
 import { HistogramFields, validateHistogram } from '../../chunkenc/histogram/fields.js';
 import type { HistogramScratch } from '../../record/histogram-scratch.js';
 import { readHistogram } from './histogram-reader.js';
-import { invalidUtf8At } from '../../encoding/utf8-valid.js';
+import { invalidUtf8At } from '../../encoding/utf8.js';
 import { WIRE, wrongWireType } from '../../encoding/wire-reader.js';
 import type { WireReader } from '../../encoding/wire-reader.js';
 
