@@ -18,6 +18,7 @@ import type { IndexToc } from './index-writer.js';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32c } from '@node-rs/crc32';
+import { compareBytes } from '../encoding/bytes.js';
 import { VarintReader } from '../encoding/varint.js';
 import { mapFile, releasePages } from '../files/mmap.js';
 
@@ -150,16 +151,6 @@ async function drainAsync<T>(walk: Generator<void, T>, tick: (work: number) => P
     const pause = tick(WALK_STEP);
     if (pause !== undefined) await pause;
   }
-}
-
-/** Compares `b[at, at+len)` with `q` bytewise (Go's string order). */
-function compareBytes(b: Uint8Array, at: number, len: number, q: Uint8Array): number {
-  const n = len < q.length ? len : q.length;
-  for (let i = 0; i < n; i++) {
-    const d = b[at + i]! - q[i]!;
-    if (d !== 0) return d;
-  }
-  return len - q.length;
 }
 
 /** Whether `b[a, a+len)` equals `b[c, c+len)`. */
@@ -706,7 +697,7 @@ export class BlockIndexReader {
       cur.reset(b, p + e.prefix, lim);
       const vlen = cur.uvarint();
       if (vlen < 0 || cur.at + vlen > lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
-      const c = compareBytes(b, cur.at, vlen, q);
+      const c = compareBytes(b, cur.at, vlen, q, 0, q.length);
       cur.at += vlen;
       const off = cur.uvarint();
       if (c === 0) return off;
@@ -720,7 +711,7 @@ export class BlockIndexReader {
     cur.reset(this.buf, entryAt + e.prefix, lim);
     const vlen = cur.uvarint();
     if (vlen < 0 || cur.at + vlen > lim) this.fail(entryAt, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
-    return compareBytes(this.buf, cur.at, vlen, q);
+    return compareBytes(this.buf, cur.at, vlen, q, 0, q.length);
   }
 
   // ---------------------------------------------------------- errors

@@ -1,5 +1,5 @@
 import type { ExemplarScratch } from '../../record/exemplar-batch.js';
-import { compareBytes } from '../../encoding/compare-bytes.js';
+import { compareBytes } from '../../encoding/bytes.js';
 import { invalidUtf8At } from '../../encoding/utf8.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { ExemplarScratch } from '../../record/exemplar-batch.js';
 import type { BatchScratch } from '../../record/sample-scratch.js';
-import { compareBytes } from '../../encoding/compare-bytes.js';
-import { copyBytes } from '../../encoding/copy-bytes.js';
+import { compareBytes, copyBytes } from '../../encoding/bytes.js';
 import { describeLabels } from './describe-series.js';
 import { malformedRequest } from '../../errors/parse-errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';

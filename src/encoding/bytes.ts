@@ -1,3 +1,15 @@
+/** Byte ranges: Go's order of them, and the copy the remote-write parser makes of label bytes. */
+
+/** Byte-wise comparison of [aAt, aAt + aLen) of `a` with [bAt, bAt + bLen) of `b`, as Go compares strings: <0, 0 or >0. */
+export function compareBytes(a: Uint8Array, aAt: number, aLen: number, b: Uint8Array, bAt: number, bLen: number): number {
+  const n = aLen < bLen ? aLen : bLen;
+  for (let k = 0; k < n; k++) {
+    const d = a[aAt + k]! - b[bAt + k]!;
+    if (d !== 0) return d;
+  }
+  return aLen - bLen;
+}
+
 /**
  * Copies `len` bytes from `src` at `from` to `dst` at `to` and tells
  * whether any of them is not ASCII (a byte with the high bit set), so that
