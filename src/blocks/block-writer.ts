@@ -8,8 +8,8 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChunkWriter } from './chunk-writer.js';
-import { syncDir } from './encoding.js';
 import { uvarintSize } from '../encoding/varint.js';
+import { syncDir } from '../files/durable.js';
 import { IndexWriter } from './index-writer.js';
 import { writeMetaFile } from './meta.js';
 import { writeEmptyTombstones } from './tombstones.js';

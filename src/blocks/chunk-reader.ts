@@ -14,9 +14,10 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBE32 } from '../encoding/big-endian.js';
 import { VarintReader } from '../encoding/varint.js';
 import { releasePages } from '../files/mmap.js';
-import { BlockFormatError, crc32cRange, mapReadOnly, readU32BE } from './index-reader.js';
+import { BlockFormatError, crc32cRange, mapReadOnly } from './index-reader.js';
 
 /** First four bytes of a chunk segment file (big endian). */
 export const CHUNKS_MAGIC = 0x85bd40dd;
@@ -92,7 +93,7 @@ export class BlockChunkReader {
       if (map.length < SEGMENT_HEADER_BYTES) {
         throw new BlockFormatError(file, 0, `chunk segment of ${map.length} bytes is too short for its ${SEGMENT_HEADER_BYTES}-byte header`);
       }
-      const magic = readU32BE(map, 0);
+      const magic = readBE32(map, 0);
       if (magic !== CHUNKS_MAGIC) {
         throw new BlockFormatError(file, 0, `bad chunk segment magic 0x${magic.toString(16).padStart(8, '0')}, want 0x${CHUNKS_MAGIC.toString(16)}`);
       }
@@ -141,7 +142,7 @@ export class BlockChunkReader {
   /** Checks the CRC32C of the chunk at `ref`; throws naming file and offset on a mismatch. */
   verify(ref: number): void {
     const s = this.locate(ref);
-    const stored = readU32BE(s.map, s.end);
+    const stored = readBE32(s.map, s.end);
     const computed = crc32cRange(s.map, s.encAt, s.end);
     if (stored !== computed) {
       throw new BlockFormatError(
@@ -164,7 +165,7 @@ export class BlockChunkReader {
       let at = SEGMENT_HEADER_BYTES;
       while (at < map.length) {
         const s = this.locate(i * TWO_32 + at);
-        const stored = readU32BE(map, s.end);
+        const stored = readBE32(map, s.end);
         const computed = crc32cRange(map, s.encAt, s.end);
         if (stored !== computed) {
           throw new BlockFormatError(s.file, s.end, `CRC32C mismatch of the chunk at offset ${at}: stored 0x${stored.toString(16).padStart(8, '0')}, computed 0x${computed.toString(16).padStart(8, '0')}`);

@@ -18,6 +18,7 @@ import type { IndexToc } from './index-writer.js';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32c } from '@node-rs/crc32';
+import { readBE32 } from '../encoding/big-endian.js';
 import { compareBytes } from '../encoding/bytes.js';
 import { VarintReader } from '../encoding/varint.js';
 import { mapFile, releasePages } from '../files/mmap.js';
@@ -102,11 +103,6 @@ export function crc32cRange(buf: Uint8Array, start: number, end: number): number
   }
   while (p < end) c = t[(c ^ buf[p++]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
-}
-
-/** Big-endian u32 at `at` (caller checked bounds). */
-export function readU32BE(buf: Uint8Array, at: number): number {
-  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
 }
 
 /** Buffer's own UTF-8 slice (what toString('utf8', a, b) ends in), minus argument checks. */
@@ -238,7 +234,7 @@ export class BlockIndexReader {
     if (buf.length < HEADER_BYTES + TOC_BYTES) {
       this.fail(0, `file of ${buf.length} bytes is too short for an index (header and TOC need ${HEADER_BYTES + TOC_BYTES})`);
     }
-    const magic = readU32BE(buf, 0);
+    const magic = readBE32(buf, 0);
     if (magic !== INDEX_MAGIC) this.fail(0, `bad index magic ${hex32(magic)}, want ${hex32(INDEX_MAGIC)}`);
     this.version = buf[4]!;
     if (this.version === 1) {
@@ -254,7 +250,7 @@ export class BlockIndexReader {
     this.symBase = sym.body;
     this.symEnd = sym.end;
     if (sym.end - sym.body < 4) this.fail(sym.body, 'symbol table too short for its symbol count');
-    this.symCount = readU32BE(buf, sym.body);
+    this.symCount = readBE32(buf, sym.body);
     if (walkNow) this.symSamples = drain(this.walkSymbols());
     this.symOffsets = new Uint32Array(0);
 
@@ -388,13 +384,13 @@ export class BlockIndexReader {
     if (!Number.isSafeInteger(offset) || offset < HEADER_BYTES || offset + 4 > limit) {
       this.fail(offset, `postings list offset ${offset} outside the file's sections`);
     }
-    const len = readU32BE(b, offset);
+    const len = readBE32(b, offset);
     const body = offset + 4;
     const end = body + len;
     if (end + 4 > limit) this.fail(offset, `postings list of ${len} bytes runs past the end of the index sections (${limit})`);
     this.checkCrc(body, end, 'postings list');
     if (len < 4) this.fail(body, `postings list of ${len} bytes has no entry count`);
-    const n = readU32BE(b, body);
+    const n = readBE32(b, body);
     if (len !== 4 + 4 * n) this.fail(body, `postings list says ${n} entries (${4 * n} bytes) but holds ${len - 4} bytes`);
     if (n === 0) return new Uint32Array(0);
     const out = new Uint32Array(n);
@@ -439,7 +435,7 @@ export class BlockIndexReader {
     const bodyAt = cur.at;
     const end = bodyAt + len;
     if (len < 0 || end + 4 > this.seriesEnd) this.badSeriesLength(ref, at, len);
-    const stored = ((b[end]! << 24) | (b[end + 1]! << 16) | (b[end + 2]! << 8) | b[end + 3]!) >>> 0;
+    const stored = readBE32(b, end);
     if (crc32cRange(b, bodyAt, end) !== stored) this.badSeriesCrc(ref, bodyAt, end, stored);
     cur.end = end;
 
@@ -498,7 +494,7 @@ export class BlockIndexReader {
   private readToc(): Toc {
     const b = this.buf;
     const at = b.length - TOC_BYTES;
-    const stored = readU32BE(b, at + 48);
+    const stored = readBE32(b, at + 48);
     const computed = crc32cRange(b, at, at + 48);
     if (stored !== computed) {
       this.fail(at + 48, `TOC CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${at}..${at + 48} (file truncated or corrupt?)`);
@@ -506,8 +502,8 @@ export class BlockIndexReader {
     const names = ['symbols', 'series', 'label indices', 'label offset table', 'postings', 'postings offset table'];
     const refs = names.map((name, i) => {
       const p = at + i * 8;
-      const hi = readU32BE(b, p);
-      const lo = readU32BE(b, p + 4);
+      const hi = readBE32(b, p);
+      const lo = readBE32(b, p + 4);
       const ref = hi * TWO_32 + lo;
       if (ref !== 0 && (ref < HEADER_BYTES || ref >= at)) this.fail(p, `TOC ref(${name}) = ${ref} lies outside the file's sections [${HEADER_BYTES}, ${at})`);
       return ref;
@@ -529,7 +525,7 @@ export class BlockIndexReader {
   private section(at: number, what: string): { body: number; end: number } {
     const limit = this.buf.length - TOC_BYTES;
     if (at + 4 > limit) this.fail(at, `${what} length runs past the TOC`);
-    const len = readU32BE(this.buf, at);
+    const len = readBE32(this.buf, at);
     const body = at + 4;
     const end = body + len;
     if (end + 4 > limit) this.fail(at, `${what} of ${len} bytes runs past the TOC at ${limit}`);
@@ -538,7 +534,7 @@ export class BlockIndexReader {
   }
 
   private checkCrc(start: number, end: number, what: string): void {
-    const stored = readU32BE(this.buf, end);
+    const stored = readBE32(this.buf, end);
     const computed = crc32cRange(this.buf, start, end);
     if (stored !== computed) {
       this.fail(end, `${what} CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${start}..${end}`);
@@ -570,7 +566,7 @@ export class BlockIndexReader {
 
   /** End (absolute) of the postings offset table's entries. */
   private postingsTableEnd(): number {
-    return this.toc.postingsTable + 4 + readU32BE(this.buf, this.toc.postingsTable);
+    return this.toc.postingsTable + 4 + readBE32(this.buf, this.toc.postingsTable);
   }
 
   /**
@@ -583,7 +579,7 @@ export class BlockIndexReader {
     const b = this.buf;
     const { body, end } = this.section(this.toc.postingsTable, 'postings offset table');
     if (end - body < 4) this.fail(body, 'postings offset table too short for its entry count');
-    const count = readU32BE(b, body);
+    const count = readBE32(b, body);
     const limit = b.length - TOC_BYTES;
     const list: NameEntries[] = [];
     const seen = new Set<string>();

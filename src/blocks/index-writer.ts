@@ -17,7 +17,9 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8.js';
-import { BufferedFile, ByteBuffer, putBE32, putBE64 } from './encoding.js';
+import { putBE32, putBE64 } from '../encoding/big-endian.js';
+import { ByteBuffer } from '../encoding/byte-buffer.js';
+import { BufferedFile } from '../files/buffered-file.js';
 import { uvarintSize } from '../encoding/varint.js';
 import { Yielder, sortYielding } from '../background/yielder.js';
 

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compareUtf8 } from '../encoding/utf8.js';
-import { writeFileDurably } from './encoding.js';
+import { writeFileDurably } from '../files/durable.js';
 import type { BlockCompaction, BlockMeta, ThanosMeta } from './types.js';
 import { isUlid } from './ulid.js';
 

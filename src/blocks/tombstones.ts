@@ -11,7 +11,8 @@
 import { readFile } from 'node:fs/promises';
 import { crc32c } from '@node-rs/crc32';
 import { readUvarint64, VARINT_CUT_SHORT, type Uvarint64Read } from '../encoding/varint.js';
-import { putBE32, readBE32, writeFileDurably } from './encoding.js';
+import { putBE32, readBE32 } from '../encoding/big-endian.js';
+import { writeFileDurably } from '../files/durable.js';
 import { BlockFormatError } from './index-reader.js';
 
 export const TOMBSTONES_FILENAME = 'tombstones';

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { syncFd } from '../files/durable.js';
 import { mapFile, releasePages } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import { chunkFileCorrupt } from './errors.js';
@@ -179,12 +180,12 @@ export class ChunkSegments {
   async sync(): Promise<void> {
     this.flush();
     const pending = this.unsynced.splice(0);
-    await Promise.all(pending.map((seg) => fsyncAsync(seg.fd).then(() => {
+    await Promise.all(pending.map((seg) => syncFd(seg.fd).then(() => {
       if (seg !== this.active && this.segments.get(seg.seq) === seg) {
         // Closed segments keep their map for reads; the descriptor is only needed for deletion.
       }
     })));
-    await fsyncAsync(this.active.fd);
+    await syncFd(this.active.fd);
   }
 
   /** Bytes in use in all segments. */
@@ -305,8 +306,4 @@ function allZero(b: Buffer, from: number, to: number): boolean {
     if (b.compare(zeros, 0, end - at, at, end) !== 0) return false;
   }
   return true;
-}
-
-function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((done, fail) => fs.fsync(fd, (err) => (err ? fail(err) : done())));
 }

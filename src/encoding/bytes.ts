@@ -1,4 +1,8 @@
-/** Byte ranges: Go's order of them, and the copy the remote-write parser makes of label bytes. */
+/**
+ * Byte ranges and the arrays that hold them: Go's order of ranges, the copy
+ * the remote-write parser makes of label bytes, and how growable buffers
+ * grow.
+ */
 
 /** Byte-wise comparison of [aAt, aAt + aLen) of `a` with [bAt, bAt + bLen) of `b`, as Go compares strings: <0, 0 or >0. */
 export function compareBytes(a: Uint8Array, aAt: number, aLen: number, b: Uint8Array, bAt: number, bLen: number): number {
@@ -35,4 +39,16 @@ export function copyBytes(
     dst[to + k] = b;
   }
   return (high & 0x80808080) !== 0;
+}
+
+/**
+ * `array` when it holds `need` elements; else a new array of its type, of
+ * `need` elements or twice its length if that is more (appends cost O(1)
+ * amortized), holding its first `used` elements.
+ */
+export function grown<T extends Uint8Array | Uint32Array>(array: T, used: number, need: number): T {
+  if (need <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(Math.max(need, array.length * 2));
+  next.set(array.subarray(0, used));
+  return next;
 }

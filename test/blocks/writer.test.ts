@@ -12,7 +12,7 @@ import { after, describe, test } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { chunkSampleCount, removeTmpBlockDirs, writeBlock } from '../../src/blocks/block-writer.js';
 import { ChunkWriter, DEFAULT_SEGMENT_BYTES, splitChunkRef } from '../../src/blocks/chunk-writer.js';
-import { ByteBuffer } from '../../src/blocks/encoding.js';
+import { ByteBuffer } from '../../src/encoding/byte-buffer.js';
 import { putVarint, readUvarint, readVarint, varintSize } from '../../src/encoding/varint.js';
 import { IndexWriter } from '../../src/blocks/index-writer.js';
 import { encodeMeta, readMetaFile, writeMetaFile } from '../../src/blocks/meta.js';
