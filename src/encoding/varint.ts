@@ -241,8 +241,10 @@ export interface VarintRead {
   next: number;
 }
 
+/** The cursor of the one-off reads below. */
 const single = new VarintReader();
 
+/** Puts what `single` just read into `out`. */
 function settle(value: number, out: VarintRead): VarintRead {
   out.value = single.ok ? value : 0;
   out.next = single.ok ? single.at : -1;
@@ -269,16 +271,17 @@ export let varintOk = true;
 /** The uvarint at `at`, not past `end`; -1 when it fails (as VarintReader fails). Sets varintEnd and varintOk. */
 export function uvarintAt(b: Uint8Array, at: number, end: number): number {
   single.reset(b, at, end);
-  const value = single.uvarint();
-  varintEnd = single.at;
-  varintOk = single.ok;
-  return value;
+  return publish(single.uvarint());
 }
 
 /** The zigzag varint at `at`, not past `end`; 0 and varintOk false when it fails (as VarintReader fails). Sets varintEnd and varintOk. */
 export function varintAt(b: Uint8Array, at: number, end: number): number {
   single.reset(b, at, end);
-  const value = single.varint();
+  return publish(single.varint());
+}
+
+/** Publishes where `single` stopped and whether it read `value`. */
+function publish(value: number): number {
   varintEnd = single.at;
   varintOk = single.ok;
   return value;
