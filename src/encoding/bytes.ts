@@ -1,7 +1,7 @@
 /**
  * Byte ranges and the arrays that hold them: Go's order of ranges, the copy
- * the remote-write parser makes of label bytes, and how growable buffers
- * grow.
+ * the remote-write parser makes of label bytes, zero-filled ranges (the
+ * preallocated tails of segment files), and how growable buffers grow.
  */
 
 /** Byte-wise comparison of [aAt, aAt + aLen) of `a` with [bAt, bAt + bLen) of `b`, as Go compares strings: <0, 0 or >0. */
@@ -51,4 +51,29 @@ export function grown<T extends Uint8Array | Uint32Array>(array: T, used: number
   const next = new (array.constructor as new (length: number) => T)(Math.max(need, array.length * 2));
   next.set(array.subarray(0, used));
   return next;
+}
+
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Whether bytes [from, to) of `buf` are all zero (memcmp in 64 KiB steps). */
+export function isZero(buf: Buffer, from: number, to: number): boolean {
+  for (let at = from; at < to; at += ZEROS.length) {
+    const n = Math.min(ZEROS.length, to - at);
+    if (buf.compare(ZEROS, 0, n, at, at + n) !== 0) return false;
+  }
+  return true;
+}
+
+/** End of the last non-zero byte in [from, to): `from` when all are zero. */
+export function nonZeroEnd(buf: Buffer, from: number, to: number): number {
+  let at = to;
+  while (at > from) {
+    const n = Math.min(ZEROS.length, at - from);
+    if (buf.compare(ZEROS, 0, n, at - n, at) !== 0) {
+      while (buf[at - 1] === 0) at--;
+      return at;
+    }
+    at -= n;
+  }
+  return from;
 }

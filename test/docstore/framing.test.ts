@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FRAME_HEADER_SIZE, HEADER_SIZE, MAGIC, MAX_PAYLOAD } from '../../src/docstore/format.js';
-import { frameRead, hasFrameIn, isZero, nonZeroEnd, readFrame, sealFrame } from '../../src/docstore/frame.js';
+import { isZero, nonZeroEnd } from '../../src/encoding/bytes.js';
+import { frameRead, hasFrameIn, readFrame, sealFrame } from '../../src/docstore/frame.js';
 import { decodeHeader, encodeHeader } from '../../src/docstore/header.js';
 import { decodeOps, encodeOpsFrame, type EncodedOp } from '../../src/docstore/ops-codec.js';
 import { putUvarint, readUvarint, uvarintSize } from '../../src/encoding/varint.js';
