@@ -1,6 +1,6 @@
 /**
- * Every varint of Strata: LEB128, as Go's encoding/binary and protobuf write
- * them, of JS numbers.
+ * Strata's varints: LEB128, as Go's encoding/binary and protobuf write them,
+ * of JS numbers.
  *
  * - uvarint: an unsigned integer (Go's PutUvarint, protobuf's uint64).
  * - varint: a signed integer, zigzag-encoded (Go's PutVarint, protobuf's
@@ -160,6 +160,7 @@ const NO_BYTES = new Uint8Array(0);
  * if (!r.ok) throw new Error('malformed');
  */
 export class VarintReader {
+  /** The bytes read. */
   b: Uint8Array = NO_BYTES;
   /** Where the next read starts; after a read, where it ended. */
   at = 0;
