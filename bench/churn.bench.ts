@@ -52,6 +52,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compressSync } from 'snappy';
+import { putUvarint, uvarintSize } from '../src/encoding/varint.js';
 import { instanceOf, nodeExporterCatalogue, SERIES_PER_HOST, type Catalogue } from './load/node-exporter.js';
 import type { EncodedLoad } from './load/requests.js';
 import { sendLoad } from './load/sender.js';
@@ -123,24 +124,6 @@ function fail(message: string): never {
 // ---------------------------------------------------------------------------
 // The load: remote-write requests of many series x several samples each.
 
-function varintLen(n: number): number {
-  let len = 1;
-  while (n >= 128) {
-    n = Math.floor(n / 128);
-    len++;
-  }
-  return len;
-}
-
-function writeVarint(buf: Buffer, at: number, n: number): number {
-  while (n >= 128) {
-    buf[at++] = (n % 128) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  buf[at++] = n;
-  return at;
-}
-
 /** A series' labels (flat name, value, ... sorted by name) as the TimeSeries' repeated Label fields (field 1). */
 function labelBlock(flat: readonly string[]): Buffer {
   const pairs: Array<[Buffer, Buffer]> = [];
@@ -148,20 +131,20 @@ function labelBlock(flat: readonly string[]): Buffer {
   for (let k = 0; k < flat.length; k += 2) {
     const n = Buffer.from(flat[k]!);
     const v = Buffer.from(flat[k + 1]!);
-    const msg = 1 + varintLen(n.length) + n.length + 1 + varintLen(v.length) + v.length;
-    size += 1 + varintLen(msg) + msg;
+    const msg = 1 + uvarintSize(n.length) + n.length + 1 + uvarintSize(v.length) + v.length;
+    size += 1 + uvarintSize(msg) + msg;
     pairs.push([n, v]);
   }
   const buf = Buffer.allocUnsafe(size);
   let at = 0;
   for (const [n, v] of pairs) {
     buf[at++] = 0x0a;
-    at = writeVarint(buf, at, 1 + varintLen(n.length) + n.length + 1 + varintLen(v.length) + v.length);
+    at = putUvarint(buf, at, 1 + uvarintSize(n.length) + n.length + 1 + uvarintSize(v.length) + v.length);
     buf[at++] = 0x0a;
-    at = writeVarint(buf, at, n.length);
+    at = putUvarint(buf, at, n.length);
     at += n.copy(buf, at);
     buf[at++] = 0x12;
-    at = writeVarint(buf, at, v.length);
+    at = putUvarint(buf, at, v.length);
     at += v.copy(buf, at);
   }
   return buf;
@@ -175,27 +158,27 @@ function encodeRequest(labels: readonly Buffer[], first: number, end: number, n:
   let size = 0;
   for (let i = first; i < end; i++) {
     let body = labels[i]!.length;
-    for (let s = 0; s < n; s++) body += 2 + 10 + varintLen(times[s]![i]!);
-    size += 1 + varintLen(body) + body;
+    for (let s = 0; s < n; s++) body += 2 + 10 + uvarintSize(times[s]![i]!);
+    size += 1 + uvarintSize(body) + body;
   }
   const buf = Buffer.allocUnsafe(size);
   let at = 0;
   for (let i = first; i < end; i++) {
     const l = labels[i]!;
     let body = l.length;
-    for (let s = 0; s < n; s++) body += 2 + 10 + varintLen(times[s]![i]!);
+    for (let s = 0; s < n; s++) body += 2 + 10 + uvarintSize(times[s]![i]!);
     buf[at++] = 0x0a;
-    at = writeVarint(buf, at, body);
+    at = putUvarint(buf, at, body);
     at += l.copy(buf, at);
     for (let s = 0; s < n; s++) {
       const t = times[s]![i]!;
       buf[at++] = 0x12;
-      buf[at++] = 10 + varintLen(t);
+      buf[at++] = 10 + uvarintSize(t);
       buf[at++] = 0x09;
       buf.writeDoubleLE(values[s]![i]!, at);
       at += 8;
       buf[at++] = 0x10;
-      at = writeVarint(buf, at, t);
+      at = putUvarint(buf, at, t);
     }
   }
   if (at !== size) fail(`encoder wrote ${at} bytes of ${size}`);

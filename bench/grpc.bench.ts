@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
+import { putUvarint, uvarintSize } from '../src/encoding/varint.js';
 import { SeriesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../src/gen/thanos/store/rpc.js';
 import { startStrata } from './support/strata-server.js';
 import { connect, rawSeriesCall } from './support/raw-series.js';
@@ -42,18 +43,15 @@ const BLOCK_WAIT_MS = Number(process.env.BENCH_BLOCK_WAIT ?? 300) * 1000;
 /** A WriteRequest encoded once, with the byte offsets of each sample's value and timestamp. */
 interface Template { bytes: Buffer; valueAt: number[]; tsAt: number[] }
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 128) {
-    out.push((n % 128) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return out;
+/** The bytes of `n` as an uvarint. */
+function uvarintBytes(n: number): number[] {
+  const b = new Uint8Array(uvarintSize(n));
+  putUvarint(b, 0, n);
+  return [...b];
 }
 
 function lenField(field: number, body: number[]): number[] {
-  return [(field << 3) | 2, ...varint(body.length), ...body];
+  return [(field << 3) | 2, ...uvarintBytes(body.length), ...body];
 }
 
 function str(field: number, s: string): number[] {
@@ -67,7 +65,7 @@ function template(labelSets: string[][]): Template {
   for (const labels of labelSets) {
     const ts: number[] = [];
     for (let i = 0; i < labels.length; i += 2) ts.push(...lenField(1, [...str(1, labels[i]!), ...str(2, labels[i + 1]!)]));
-    const sample = [0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, ...varint(START)];
+    const sample = [0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, ...uvarintBytes(START)];
     const seriesBody = [...ts, ...lenField(2, sample)];
     const seriesField = lenField(1, seriesBody);
     const sampleStart = bytes.length + seriesField.length - sample.length;
@@ -79,7 +77,7 @@ function template(labelSets: string[][]): Template {
 }
 
 function patch(t: Template, ts: number, value: (i: number) => number): void {
-  const tsBytes = varint(ts);
+  const tsBytes = uvarintBytes(ts);
   for (let i = 0; i < t.valueAt.length; i++) {
     t.bytes.writeDoubleLE(value(i), t.valueAt[i]!);
     for (let k = 0; k < tsBytes.length; k++) t.bytes[t.tsAt[i]! + k] = tsBytes[k]!;

@@ -21,7 +21,7 @@ import { writeBlock } from '../../src/blocks/block-writer.js';
 import { ENCODING_XOR } from '../../src/chunkenc/encoding.js';
 import { type BlockChunk, type BlockSeriesInput } from '../../src/blocks/types.js';
 import { threadCodec } from '../../src/chunkenc/index.js';
-import { compareLabels } from '../../src/encoding/utf8-order.js';
+import { compareLabels } from '../../src/encoding/utf8.js';
 import { nodeExporterCatalogue } from '../load/node-exporter.js';
 import { SCRAPE_INTERVAL_MS, ValueStepper } from '../load/values.js';
 

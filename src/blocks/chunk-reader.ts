@@ -14,8 +14,10 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBE32 } from '../encoding/big-endian.js';
+import { VarintReader } from '../encoding/varint.js';
 import { releasePages } from '../files/mmap.js';
-import { BlockFormatError, crc32cRange, mapReadOnly, readU32BE } from './index-reader.js';
+import { BlockFormatError, crc32cRange, mapReadOnly } from './index-reader.js';
 
 /** First four bytes of a chunk segment file (big endian). */
 export const CHUNKS_MAGIC = 0x85bd40dd;
@@ -26,6 +28,9 @@ export const SEGMENT_HEADER_BYTES = 8;
 /** Longest chunk length field Prometheus reads (Go's MaxVarintLen32). */
 const MAX_LENGTH_FIELD_BYTES = 5;
 const TWO_32 = 4294967296;
+
+/** Reads chunk length fields; one for the module, as chunk() is on the query path. */
+const lengthField = new VarintReader();
 
 /** Where a chunk sits in its segment, as `locate()` finds it. */
 interface ChunkSpan {
@@ -88,7 +93,7 @@ export class BlockChunkReader {
       if (map.length < SEGMENT_HEADER_BYTES) {
         throw new BlockFormatError(file, 0, `chunk segment of ${map.length} bytes is too short for its ${SEGMENT_HEADER_BYTES}-byte header`);
       }
-      const magic = readU32BE(map, 0);
+      const magic = readBE32(map, 0);
       if (magic !== CHUNKS_MAGIC) {
         throw new BlockFormatError(file, 0, `bad chunk segment magic 0x${magic.toString(16).padStart(8, '0')}, want 0x${CHUNKS_MAGIC.toString(16)}`);
       }
@@ -122,19 +127,11 @@ export class BlockChunkReader {
     const map = this.maps[seg];
     // Fast path: a one- or two-byte length, well inside the file.
     if (map !== undefined && at >= SEGMENT_HEADER_BYTES && at + 2 < map.length) {
-      let len = map[at]!;
-      let encAt = at + 1;
-      if (len >= 0x80) {
-        const c = map[at + 1]!;
-        if (c < 0x80) {
-          len = (len & 0x7f) | (c << 7);
-          encAt = at + 2;
-        } else {
-          encAt = -1;
-        }
-      }
+      lengthField.reset(map, at, at + 2);
+      const len = lengthField.uvarint();
+      const encAt = lengthField.at;
       const end = encAt + 1 + len;
-      if (encAt > 0 && end + 4 <= map.length) {
+      if (lengthField.ok && end + 4 <= map.length) {
         return { encoding: map[encAt]!, data: new Uint8Array(map.buffer, map.byteOffset + encAt + 1, len) };
       }
     }
@@ -145,7 +142,7 @@ export class BlockChunkReader {
   /** Checks the CRC32C of the chunk at `ref`; throws naming file and offset on a mismatch. */
   verify(ref: number): void {
     const s = this.locate(ref);
-    const stored = readU32BE(s.map, s.end);
+    const stored = readBE32(s.map, s.end);
     const computed = crc32cRange(s.map, s.encAt, s.end);
     if (stored !== computed) {
       throw new BlockFormatError(
@@ -168,7 +165,7 @@ export class BlockChunkReader {
       let at = SEGMENT_HEADER_BYTES;
       while (at < map.length) {
         const s = this.locate(i * TWO_32 + at);
-        const stored = readU32BE(map, s.end);
+        const stored = readBE32(map, s.end);
         const computed = crc32cRange(map, s.encAt, s.end);
         if (stored !== computed) {
           throw new BlockFormatError(s.file, s.end, `CRC32C mismatch of the chunk at offset ${at}: stored 0x${stored.toString(16).padStart(8, '0')}, computed 0x${computed.toString(16).padStart(8, '0')}`);
@@ -200,19 +197,10 @@ export class BlockChunkReader {
     if (at < SEGMENT_HEADER_BYTES || at >= map.length) {
       throw new BlockFormatError(file, at, `chunk ref ${ref}: offset ${at} is outside the segment's chunks [${SEGMENT_HEADER_BYTES}, ${map.length})`);
     }
-    let len = 0;
-    let scale = 1;
-    let p = at;
-    for (;;) {
-      if (p >= map.length || p - at >= MAX_LENGTH_FIELD_BYTES) {
-        throw new BlockFormatError(file, at, `chunk ref ${ref}: bad chunk length field`);
-      }
-      const c = map[p++]!;
-      len += (c & 0x7f) * scale;
-      if (c < 0x80) break;
-      scale *= 0x80;
-    }
-    const encAt = p;
+    lengthField.reset(map, at, Math.min(map.length, at + MAX_LENGTH_FIELD_BYTES));
+    const len = lengthField.uvarint();
+    if (!lengthField.ok) throw new BlockFormatError(file, at, `chunk ref ${ref}: bad chunk length field`);
+    const encAt = lengthField.at;
     const end = encAt + 1 + len;
     if (end + 4 > map.length) {
       throw new BlockFormatError(file, at, `chunk ref ${ref}: chunk of ${len} data bytes (with encoding and CRC32C, up to byte ${end + 4}) runs past the segment's end at ${map.length}`);

@@ -12,7 +12,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
-import { BufferedFile, putBE32, syncDir } from './encoding.js';
+import { putBE32 } from '../encoding/big-endian.js';
+import { BufferedFile } from '../files/buffered-file.js';
+import { syncDir } from '../files/durable.js';
 
 export const CHUNKS_MAGIC = 0x85bd40dd;
 export const CHUNKS_FORMAT_V1 = 1;

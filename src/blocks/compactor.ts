@@ -1,5 +1,5 @@
 import { Yielder } from '../background/yielder.js';
-import { compareLabels } from '../encoding/utf8-order.js';
+import { compareLabels } from '../encoding/utf8.js';
 import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { BlockReader } from './block-reader.js';
 import type { BlockChunk, BlockMeta, BlockSeriesInput } from './types.js';

@@ -18,6 +18,9 @@ import type { IndexToc } from './index-writer.js';
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { crc32c } from '@node-rs/crc32';
+import { readBE32 } from '../encoding/big-endian.js';
+import { compareBytes } from '../encoding/bytes.js';
+import { VarintReader } from '../encoding/varint.js';
 import { mapFile, releasePages } from '../files/mmap.js';
 
 /** First four bytes of an index file (big endian). */
@@ -102,11 +105,6 @@ export function crc32cRange(buf: Uint8Array, start: number, end: number): number
   return ~c >>> 0;
 }
 
-/** Big-endian u32 at `at` (caller checked bounds). */
-export function readU32BE(buf: Uint8Array, at: number): number {
-  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
-}
-
 /** Buffer's own UTF-8 slice (what toString('utf8', a, b) ends in), minus argument checks. */
 type SliceableBuffer = Buffer & { utf8Slice?: (start: number, end: number) => string };
 
@@ -123,11 +121,12 @@ function hex32(n: number): string {
 // ------------------------------------------------------------ varints
 
 /**
- * Cursor of the module's varint readers: they read at `pos`, never at or
- * past `lim`, and advance `pos`. A shared scratch object rather than a class
- * per call keeps hot loops free of allocations.
+ * The cursor of the module's varint reads (it reads at `at`, never at or
+ * past `end`, and stays at a varint it cannot read, for the error message).
+ * One shared object rather than one per call keeps hot loops free of
+ * allocations; a walk that pauses sets it again when it resumes.
  */
-const cur = { pos: 0, lim: 0 };
+const cur = new VarintReader();
 
 /** Entries a walk of a table covers between pauses (an async open pauses there when its budget is spent). */
 const WALK_STEP = 4096;
@@ -148,55 +147,6 @@ async function drainAsync<T>(walk: Generator<void, T>, tick: (work: number) => P
     const pause = tick(WALK_STEP);
     if (pause !== undefined) await pause;
   }
-}
-
-/**
- * Unsigned LEB128 varint (Go's binary.Uvarint) as a number; -1 when it runs
- * past `cur.lim`, is longer than 10 bytes or exceeds 2^53 - 1 (then
- * `cur.pos` is left at its start, for the error message).
- */
-function uvarint(b: Uint8Array): number {
-  const start = cur.pos;
-  let p = start;
-  if (p >= cur.lim) return -1;
-  let x = b[p++]!;
-  if (x < 0x80) {
-    cur.pos = p;
-    return x;
-  }
-  x &= 0x7f;
-  let scale = 0x80;
-  for (let i = 1; i < 10; i++) {
-    if (p >= cur.lim) return -1;
-    const c = b[p++]!;
-    x += (c & 0x7f) * scale;
-    if (c < 0x80) {
-      if (x > Number.MAX_SAFE_INTEGER) return -1;
-      cur.pos = p;
-      return x;
-    }
-    scale *= 0x80;
-  }
-  return -1;
-}
-
-/** Zig-zag decoding of a uvarint result (Go's binary.Varint); NaN for -1. */
-function zigzag(u: number): number {
-  if (u < 0) return Number.NaN;
-  if (u <= 0x7fffffff) return (u >>> 1) ^ -(u & 1);
-  // Math.floor rather than %, which is a slow fmod call on doubles.
-  const half = Math.floor(u / 2);
-  return u - half * 2 === 1 ? -half - 1 : half;
-}
-
-/** Compares `b[at, at+len)` with `q` bytewise (Go's string order). */
-function compareBytes(b: Uint8Array, at: number, len: number, q: Uint8Array): number {
-  const n = len < q.length ? len : q.length;
-  for (let i = 0; i < n; i++) {
-    const d = b[at + i]! - q[i]!;
-    if (d !== 0) return d;
-  }
-  return len - q.length;
 }
 
 /** Whether `b[a, a+len)` equals `b[c, c+len)`. */
@@ -284,7 +234,7 @@ export class BlockIndexReader {
     if (buf.length < HEADER_BYTES + TOC_BYTES) {
       this.fail(0, `file of ${buf.length} bytes is too short for an index (header and TOC need ${HEADER_BYTES + TOC_BYTES})`);
     }
-    const magic = readU32BE(buf, 0);
+    const magic = readBE32(buf, 0);
     if (magic !== INDEX_MAGIC) this.fail(0, `bad index magic ${hex32(magic)}, want ${hex32(INDEX_MAGIC)}`);
     this.version = buf[4]!;
     if (this.version === 1) {
@@ -300,7 +250,7 @@ export class BlockIndexReader {
     this.symBase = sym.body;
     this.symEnd = sym.end;
     if (sym.end - sym.body < 4) this.fail(sym.body, 'symbol table too short for its symbol count');
-    this.symCount = readU32BE(buf, sym.body);
+    this.symCount = readBE32(buf, sym.body);
     if (walkNow) this.symSamples = drain(this.walkSymbols());
     this.symOffsets = new Uint32Array(0);
 
@@ -406,19 +356,19 @@ export class BlockIndexReader {
     const b = this.buf;
     const values: string[] = new Array(e.count);
     const offsets = new Float64Array(e.count);
-    cur.lim = this.postingsTableEnd();
+    cur.reset(b, e.first, this.postingsTableEnd());
     let p = e.first;
     for (let i = 0; i < e.count; i++) {
-      cur.pos = p + e.prefix;
-      const vlen = uvarint(b);
-      if (vlen < 0 || cur.pos + vlen > cur.lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(name)}`);
-      const vAt = cur.pos;
+      cur.at = p + e.prefix;
+      const vlen = cur.uvarint();
+      if (vlen < 0 || cur.at + vlen > cur.end) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(name)}`);
+      const vAt = cur.at;
       values[i] = utf8Text(b, vAt, vAt + vlen);
-      cur.pos = vAt + vlen;
-      const off = uvarint(b);
-      if (off < 0) this.fail(cur.pos, `bad postings offset of label ${JSON.stringify(name)}`);
+      cur.at = vAt + vlen;
+      const off = cur.uvarint();
+      if (off < 0) this.fail(cur.at, `bad postings offset of label ${JSON.stringify(name)}`);
       offsets[i] = off;
-      p = cur.pos;
+      p = cur.at;
     }
     return { values, offsets };
   }
@@ -434,13 +384,13 @@ export class BlockIndexReader {
     if (!Number.isSafeInteger(offset) || offset < HEADER_BYTES || offset + 4 > limit) {
       this.fail(offset, `postings list offset ${offset} outside the file's sections`);
     }
-    const len = readU32BE(b, offset);
+    const len = readBE32(b, offset);
     const body = offset + 4;
     const end = body + len;
     if (end + 4 > limit) this.fail(offset, `postings list of ${len} bytes runs past the end of the index sections (${limit})`);
     this.checkCrc(body, end, 'postings list');
     if (len < 4) this.fail(body, `postings list of ${len} bytes has no entry count`);
-    const n = readU32BE(b, body);
+    const n = readBE32(b, body);
     if (len !== 4 + 4 * n) this.fail(body, `postings list says ${n} entries (${4 * n} bytes) but holds ${len - 4} bytes`);
     if (n === 0) return new Uint32Array(0);
     const out = new Uint32Array(n);
@@ -480,26 +430,25 @@ export class BlockIndexReader {
     const at = ref * 16;
     if (!(at >= this.seriesStart && at < this.seriesEnd) || ref !== Math.floor(ref)) this.badSeriesRef(ref, at);
     // Entry length: a uvarint of at most 5 bytes (Go's MaxVarintLen32).
-    cur.pos = at;
-    cur.lim = at + 5 < this.seriesEnd ? at + 5 : this.seriesEnd;
-    const len = uvarint(b);
-    const bodyAt = cur.pos;
+    cur.reset(b, at, at + 5 < this.seriesEnd ? at + 5 : this.seriesEnd);
+    const len = cur.uvarint();
+    const bodyAt = cur.at;
     const end = bodyAt + len;
     if (len < 0 || end + 4 > this.seriesEnd) this.badSeriesLength(ref, at, len);
-    const stored = ((b[end]! << 24) | (b[end + 1]! << 16) | (b[end + 2]! << 8) | b[end + 3]!) >>> 0;
+    const stored = readBE32(b, end);
     if (crc32cRange(b, bodyAt, end) !== stored) this.badSeriesCrc(ref, bodyAt, end, stored);
-    cur.lim = end;
+    cur.end = end;
 
     // Written by index and trimmed at the end: `length = 0` would free the
     // backing store and make every call grow it again (2x slower).
     const labels = out.labels;
-    const nLabels = uvarint(b);
-    if (nLabels < 0 || nLabels * 2 > end - cur.pos) this.badSeries(ref, cur.pos, 'bad label count');
+    const nLabels = cur.uvarint();
+    if (nLabels < 0 || nLabels * 2 > end - cur.at) this.badSeries(ref, cur.at, 'bad label count');
     let cache = this.symCache;
     for (let i = 0; i < nLabels; i++) {
-      const n = uvarint(b);
-      const v = uvarint(b);
-      if (v < 0 || n < 0) this.badSeries(ref, cur.pos, 'bad label symbol reference');
+      const n = cur.uvarint();
+      const v = cur.uvarint();
+      if (v < 0 || n < 0) this.badSeries(ref, cur.at, 'bad label symbol reference');
       const ns = cache[n];
       labels[2 * i] = ns !== undefined ? ns : this.seriesSymbol(ref, n);
       const vs = cache[v];
@@ -510,34 +459,34 @@ export class BlockIndexReader {
     if (labels.length !== 2 * nLabels) labels.length = 2 * nLabels;
 
     const chunks = out.chunks;
-    const nChunks = uvarint(b);
-    if (nChunks < 0 || nChunks * 3 > end - cur.pos) this.badSeries(ref, cur.pos, 'bad chunk count');
+    const nChunks = cur.uvarint();
+    if (nChunks < 0 || nChunks * 3 > end - cur.at) this.badSeries(ref, cur.at, 'bad chunk count');
     if (nChunks > 0) {
-      const minT = zigzag(uvarint(b));
-      const dt = uvarint(b);
-      const cref = uvarint(b);
-      if (cref < 0 || dt < 0 || minT !== minT) this.badSeries(ref, cur.pos, 'bad first chunk meta');
+      const minT = cur.varint();
+      const dt = cur.uvarint();
+      const cref = cur.uvarint();
+      if (cref < 0 || dt < 0 || !cur.ok) this.badSeries(ref, cur.at, 'bad first chunk meta');
       let maxT = minT + dt;
       let r = cref;
       chunks[0] = minT;
       chunks[1] = maxT;
       chunks[2] = r;
       for (let i = 1; i < nChunks; i++) {
-        const dmin = uvarint(b);
-        const dmax = uvarint(b);
-        const dref = zigzag(uvarint(b));
-        if (dmin < 0 || dmax < 0 || dref !== dref) this.badSeries(ref, cur.pos, `bad meta of chunk ${i}`);
+        const dmin = cur.uvarint();
+        const dmax = cur.uvarint();
+        const dref = cur.varint();
+        if (dmin < 0 || dmax < 0 || !cur.ok) this.badSeries(ref, cur.at, `bad meta of chunk ${i}`);
         const mint = maxT + dmin;
         maxT = mint + dmax;
         r += dref;
-        if (r < 0) this.badSeries(ref, cur.pos, `negative reference of chunk ${i}`);
+        if (r < 0) this.badSeries(ref, cur.at, `negative reference of chunk ${i}`);
         chunks[3 * i] = mint;
         chunks[3 * i + 1] = maxT;
         chunks[3 * i + 2] = r;
       }
     }
     if (chunks.length !== 3 * nChunks) chunks.length = 3 * nChunks;
-    if (cur.pos !== end) this.badSeries(ref, cur.pos, `${end - cur.pos} unread bytes at the end of the entry`);
+    if (cur.at !== end) this.badSeries(ref, cur.at, `${end - cur.at} unread bytes at the end of the entry`);
   }
 
   // ---------------------------------------------------------- open-time walks
@@ -545,7 +494,7 @@ export class BlockIndexReader {
   private readToc(): Toc {
     const b = this.buf;
     const at = b.length - TOC_BYTES;
-    const stored = readU32BE(b, at + 48);
+    const stored = readBE32(b, at + 48);
     const computed = crc32cRange(b, at, at + 48);
     if (stored !== computed) {
       this.fail(at + 48, `TOC CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${at}..${at + 48} (file truncated or corrupt?)`);
@@ -553,8 +502,8 @@ export class BlockIndexReader {
     const names = ['symbols', 'series', 'label indices', 'label offset table', 'postings', 'postings offset table'];
     const refs = names.map((name, i) => {
       const p = at + i * 8;
-      const hi = readU32BE(b, p);
-      const lo = readU32BE(b, p + 4);
+      const hi = readBE32(b, p);
+      const lo = readBE32(b, p + 4);
       const ref = hi * TWO_32 + lo;
       if (ref !== 0 && (ref < HEADER_BYTES || ref >= at)) this.fail(p, `TOC ref(${name}) = ${ref} lies outside the file's sections [${HEADER_BYTES}, ${at})`);
       return ref;
@@ -576,7 +525,7 @@ export class BlockIndexReader {
   private section(at: number, what: string): { body: number; end: number } {
     const limit = this.buf.length - TOC_BYTES;
     if (at + 4 > limit) this.fail(at, `${what} length runs past the TOC`);
-    const len = readU32BE(this.buf, at);
+    const len = readBE32(this.buf, at);
     const body = at + 4;
     const end = body + len;
     if (end + 4 > limit) this.fail(at, `${what} of ${len} bytes runs past the TOC at ${limit}`);
@@ -585,7 +534,7 @@ export class BlockIndexReader {
   }
 
   private checkCrc(start: number, end: number, what: string): void {
-    const stored = readU32BE(this.buf, end);
+    const stored = readBE32(this.buf, end);
     const computed = crc32cRange(this.buf, start, end);
     if (stored !== computed) {
       this.fail(end, `${what} CRC32C mismatch: stored ${hex32(stored)}, computed ${hex32(computed)} over bytes ${start}..${end}`);
@@ -598,28 +547,26 @@ export class BlockIndexReader {
     const base = this.symBase;
     const count = this.symCount;
     const samples = new Uint32Array(Math.ceil(count / SAMPLE_EVERY));
-    cur.pos = base + 4;
-    cur.lim = this.symEnd;
+    cur.reset(b, base + 4, this.symEnd);
     for (let i = 0; i < count; i++) {
       if ((i & (WALK_STEP - 1)) === WALK_STEP - 1) {
-        const pos = cur.pos;
+        const at = cur.at;
         yield;
-        cur.pos = pos;
-        cur.lim = this.symEnd;
+        cur.reset(b, at, this.symEnd);
       }
-      if ((i & (SAMPLE_EVERY - 1)) === 0) samples[i >>> SAMPLE_SHIFT] = cur.pos - base;
-      const at = cur.pos;
-      const len = uvarint(b);
-      if (len < 0 || cur.pos + len > cur.lim) this.fail(at, `symbol ${i} of ${count} runs past the end of the symbol table at ${cur.lim}`);
-      cur.pos += len;
+      if ((i & (SAMPLE_EVERY - 1)) === 0) samples[i >>> SAMPLE_SHIFT] = cur.at - base;
+      const at = cur.at;
+      const len = cur.uvarint();
+      if (len < 0 || cur.at + len > cur.end) this.fail(at, `symbol ${i} of ${count} runs past the end of the symbol table at ${cur.end}`);
+      cur.at += len;
     }
-    if (cur.pos !== this.symEnd) this.fail(cur.pos, `${this.symEnd - cur.pos} bytes after the last of ${count} symbols in the symbol table`);
+    if (cur.at !== this.symEnd) this.fail(cur.at, `${this.symEnd - cur.at} bytes after the last of ${count} symbols in the symbol table`);
     return samples;
   }
 
   /** End (absolute) of the postings offset table's entries. */
   private postingsTableEnd(): number {
-    return this.toc.postingsTable + 4 + readU32BE(this.buf, this.toc.postingsTable);
+    return this.toc.postingsTable + 4 + readBE32(this.buf, this.toc.postingsTable);
   }
 
   /**
@@ -632,7 +579,7 @@ export class BlockIndexReader {
     const b = this.buf;
     const { body, end } = this.section(this.toc.postingsTable, 'postings offset table');
     if (end - body < 4) this.fail(body, 'postings offset table too short for its entry count');
-    const count = readU32BE(b, body);
+    const count = readBE32(b, body);
     const limit = b.length - TOC_BYTES;
     const list: NameEntries[] = [];
     const seen = new Set<string>();
@@ -643,27 +590,25 @@ export class BlockIndexReader {
     const finish = (): void => {
       if (curName !== undefined) curName.samples = Float64Array.from(samples);
     };
-    cur.pos = body + 4;
-    cur.lim = end;
+    cur.reset(b, body + 4, end);
     for (let i = 0; i < count; i++) {
       if ((i & (WALK_STEP - 1)) === WALK_STEP - 1) {
-        const pos = cur.pos;
+        const at = cur.at;
         yield;
-        cur.pos = pos;
-        cur.lim = end;
+        cur.reset(b, at, end);
       }
-      const at = cur.pos;
-      const keys = uvarint(b);
+      const at = cur.at;
+      const keys = cur.uvarint();
       if (keys !== 2) this.fail(at, keys < 0 ? `postings offset table entry ${i} of ${count} is truncated` : `postings offset table entry ${i} has ${keys} keys, want 2`);
-      const nlen = uvarint(b);
-      const nameAt = cur.pos;
+      const nlen = cur.uvarint();
+      const nameAt = cur.at;
       if (nlen < 0 || nameAt + nlen > end) this.fail(at, `postings offset table entry ${i}: label name runs past the table`);
-      cur.pos = nameAt + nlen;
-      const vlen = uvarint(b);
-      if (vlen < 0 || cur.pos + vlen > end) this.fail(at, `postings offset table entry ${i}: label value runs past the table`);
-      cur.pos += vlen;
-      const offAt = cur.pos;
-      const off = uvarint(b);
+      cur.at = nameAt + nlen;
+      const vlen = cur.uvarint();
+      if (vlen < 0 || cur.at + vlen > end) this.fail(at, `postings offset table entry ${i}: label value runs past the table`);
+      cur.at += vlen;
+      const offAt = cur.at;
+      const off = cur.uvarint();
       if (off < 0) this.fail(offAt, `postings offset table entry ${i}: bad postings offset`);
       if (off < HEADER_BYTES || off >= limit) this.fail(offAt, `postings offset table entry ${i}: postings offset ${off} lies outside the file's sections`);
       if (curName === undefined || nlen !== curNameLen || !sameBytes(b, nameAt, curNameAt, nlen)) {
@@ -682,7 +627,7 @@ export class BlockIndexReader {
       curName.count++;
     }
     finish();
-    if (cur.pos !== end) this.fail(cur.pos, `${end - cur.pos} bytes after the last of ${count} postings offset table entries`);
+    if (cur.at !== end) this.fail(cur.at, `${end - cur.at} bytes after the last of ${count} postings offset table entries`);
     return list;
   }
 
@@ -690,12 +635,11 @@ export class BlockIndexReader {
 
   /** A symbol for series `ref`'s entry, on a cache miss: keeps the series cursor. */
   private seriesSymbol(ref: number, i: number): string {
-    const pos = cur.pos;
-    const lim = cur.lim;
-    if (!(i < this.symCount)) this.badSeries(ref, pos, `symbol reference ${i} out of range (${this.symCount} symbols)`);
+    const { at, end, ok } = cur;
+    if (!(i < this.symCount)) this.badSeries(ref, at, `symbol reference ${i} out of range (${this.symCount} symbols)`);
     const s = this.loadSymbol(i);
-    cur.pos = pos;
-    cur.lim = lim;
+    cur.reset(this.buf, at, end);
+    cur.ok = ok;
     return s;
   }
 
@@ -715,18 +659,16 @@ export class BlockIndexReader {
       // Lengths were checked at open, so the group walk cannot run off.
       const g = i >>> SAMPLE_SHIFT;
       const last = Math.min(count, (g + 1) * SAMPLE_EVERY);
-      cur.pos = base + this.symSamples[g]!;
-      cur.lim = this.symEnd;
+      cur.reset(b, base + this.symSamples[g]!, this.symEnd);
       for (let j = g * SAMPLE_EVERY; j < last; j++) {
-        offs[j] = cur.pos - base;
-        const len = uvarint(b);
-        cur.pos += len;
+        offs[j] = cur.at - base;
+        const len = cur.uvarint();
+        cur.at += len;
       }
     }
-    cur.pos = base + offs[i]!;
-    cur.lim = this.symEnd;
-    const len = uvarint(b);
-    const s = utf8Text(b, cur.pos, cur.pos + len);
+    cur.reset(b, base + offs[i]!, this.symEnd);
+    const len = cur.uvarint();
+    const s = utf8Text(b, cur.at, cur.at + len);
     this.symCache[i] = s;
     return s;
   }
@@ -748,26 +690,24 @@ export class BlockIndexReader {
     let p = samples[lo]!;
     const n = Math.min(SAMPLE_EVERY, e.count - lo * SAMPLE_EVERY);
     for (let i = 0; i < n; i++) {
-      cur.pos = p + e.prefix;
-      cur.lim = lim;
-      const vlen = uvarint(b);
-      if (vlen < 0 || cur.pos + vlen > lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
-      const c = compareBytes(b, cur.pos, vlen, q);
-      cur.pos += vlen;
-      const off = uvarint(b);
+      cur.reset(b, p + e.prefix, lim);
+      const vlen = cur.uvarint();
+      if (vlen < 0 || cur.at + vlen > lim) this.fail(p, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
+      const c = compareBytes(b, cur.at, vlen, q, 0, q.length);
+      cur.at += vlen;
+      const off = cur.uvarint();
       if (c === 0) return off;
       if (c > 0) return -1;
-      p = cur.pos;
+      p = cur.at;
     }
     return -1;
   }
 
   private compareEntryValue(e: NameEntries, entryAt: number, q: Uint8Array, lim: number): number {
-    cur.pos = entryAt + e.prefix;
-    cur.lim = lim;
-    const vlen = uvarint(this.buf);
-    if (vlen < 0 || cur.pos + vlen > lim) this.fail(entryAt, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
-    return compareBytes(this.buf, cur.pos, vlen, q);
+    cur.reset(this.buf, entryAt + e.prefix, lim);
+    const vlen = cur.uvarint();
+    if (vlen < 0 || cur.at + vlen > lim) this.fail(entryAt, `bad postings offset table entry of label ${JSON.stringify(e.name)}`);
+    return compareBytes(this.buf, cur.at, vlen, q, 0, q.length);
   }
 
   // ---------------------------------------------------------- errors

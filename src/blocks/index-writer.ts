@@ -16,8 +16,11 @@
  * loop every few milliseconds. Format: docs/format/block.md.
  */
 import { crc32c } from '@node-rs/crc32';
-import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8-order.js';
-import { BufferedFile, ByteBuffer, putBE32, putBE64, uvarintSize } from './encoding.js';
+import { compareLabels, compareUtf8, hasSurrogate } from '../encoding/utf8.js';
+import { putBE32, putBE64 } from '../encoding/big-endian.js';
+import { ByteBuffer } from '../encoding/byte-buffer.js';
+import { BufferedFile } from '../files/buffered-file.js';
+import { uvarintSize } from '../encoding/varint.js';
 import { Yielder, sortYielding } from '../background/yielder.js';
 
 export const INDEX_MAGIC = 0xbaaad700;

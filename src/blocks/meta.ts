@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { compareUtf8 } from '../encoding/utf8-order.js';
-import { writeFileDurably } from './encoding.js';
+import { compareUtf8 } from '../encoding/utf8.js';
+import { writeFileDurably } from '../files/durable.js';
 import type { BlockCompaction, BlockMeta, ThanosMeta } from './types.js';
 import { isUlid } from './ulid.js';
 

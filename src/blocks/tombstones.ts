@@ -10,7 +10,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { crc32c } from '@node-rs/crc32';
-import { putBE32, readBE32, writeFileDurably } from './encoding.js';
+import { readUvarint64, VARINT_CUT_SHORT, type Uvarint64Read } from '../encoding/varint.js';
+import { putBE32, readBE32 } from '../encoding/big-endian.js';
+import { writeFileDurably } from '../files/durable.js';
 import { BlockFormatError } from './index-reader.js';
 
 export const TOMBSTONES_FILENAME = 'tombstones';
@@ -81,20 +83,16 @@ export function parseTombstones(bytes: Uint8Array, path: string): Tombstones {
 
   const bySeries = new Map<number, TombstoneInterval[]>();
   let at = 5;
-  const uvarint = (what: string): bigint => {
-    const start = at;
-    let v = 0n;
-    for (let shift = 0n; ; shift += 7n) {
-      if (at >= end) fail(`truncated ${what}`, start);
-      if (shift > 63n) fail(`${what} is longer than 10 bytes`, start);
-      const b = bytes[at++]!;
-      v |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) break;
-    }
-    return BigInt.asUintN(64, v);
+  const read: Uvarint64Read = { value: 0n, next: 0 };
+  const uint64 = (what: string): bigint => {
+    const { next } = readUvarint64(bytes, at, end, read);
+    if (next === VARINT_CUT_SHORT) fail(`truncated ${what}`, at);
+    if (next < 0) fail(`${what} is longer than 64 bits`, at);
+    at = next;
+    return read.value;
   };
-  const varint = (what: string): number => {
-    const u = uvarint(what);
+  const time = (what: string): number => {
+    const u = uint64(what);
     const v = BigInt.asIntN(64, (u >> 1n) ^ -(u & 1n));
     // Prometheus uses math.MinInt64/MaxInt64 for open ends; clamp them to
     // the range of times we can hold, which no sample lies outside of.
@@ -104,10 +102,10 @@ export function parseTombstones(bytes: Uint8Array, path: string): Tombstones {
   };
   while (at < end) {
     const refAt = at;
-    const ref = uvarint('series reference');
+    const ref = uint64('series reference');
     if (ref > BigInt(Number.MAX_SAFE_INTEGER)) fail(`series reference ${ref} is too large`, refAt);
-    const minT = varint('interval start');
-    const maxT = varint('interval end');
+    const minT = time('interval start');
+    const maxT = time('interval end');
     const key = Number(ref);
     bySeries.set(key, addInterval(bySeries.get(key) ?? [], { minT, maxT }));
   }

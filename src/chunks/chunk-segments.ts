@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { isZero } from '../encoding/bytes.js';
+import { syncFd } from '../files/durable.js';
 import { mapFile, releasePages } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import { ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
@@ -176,12 +178,12 @@ export class ChunkSegments {
   async sync(): Promise<void> {
     this.flush();
     const pending = this.unsynced.splice(0);
-    await Promise.all(pending.map((seg) => fsyncAsync(seg.fd).then(() => {
+    await Promise.all(pending.map((seg) => syncFd(seg.fd).then(() => {
       if (seg !== this.active && this.segments.get(seg.seq) === seg) {
         // Closed segments keep their map for reads; the descriptor is only needed for deletion.
       }
     })));
-    await fsyncAsync(this.active.fd);
+    await syncFd(this.active.fd);
   }
 
   /** Bytes in use in all segments. */
@@ -251,7 +253,7 @@ export class ChunkSegments {
     while (at < fileSize) {
       // Series ids start at 1: a zero byte where an entry starts is the unused rest of the file.
       if (map[at] === 0) {
-        if (allZero(map, at, fileSize)) break;
+        if (isZero(map, at, fileSize)) break;
         bad = 'zero bytes followed by data';
         badEnd = at;
         break;
@@ -285,7 +287,7 @@ export class ChunkSegments {
     }
     if (bad !== undefined) {
       // A failed entry is a torn tail only in the last file, and only with nothing but zeros after it.
-      const torn = last && (badEnd >= fileSize || allZero(map, badEnd, fileSize));
+      const torn = last && (badEnd >= fileSize || isZero(map, badEnd, fileSize));
       if (!torn) throw chunkFileCorrupt(path, at, bad);
       this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
     }
@@ -295,16 +297,3 @@ export class ChunkSegments {
   }
 }
 
-function allZero(b: Buffer, from: number, to: number): boolean {
-  const step = 1 << 16;
-  const zeros = Buffer.alloc(Math.min(step, Math.max(0, to - from)));
-  for (let at = from; at < to; at += step) {
-    const end = Math.min(to, at + step);
-    if (b.compare(zeros, 0, end - at, at, end) !== 0) return false;
-  }
-  return true;
-}
-
-function fsyncAsync(fd: number): Promise<void> {
-  return new Promise((done, fail) => fs.fsync(fd, (err) => (err ? fail(err) : done())));
-}

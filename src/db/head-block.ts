@@ -5,7 +5,7 @@ import type { SampleColumns } from '../chunkenc/columns.js';
 import { encodeChunks, withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { Head } from '../head/head.js';
 import type { OooHead } from '../head/ooo-head.js';
-import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8-order.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';
 import { Yielder, sortYielding } from '../background/yielder.js';
 
 /** Chunks cut before they are handed to the chunk files: a few milliseconds of work. */

@@ -8,11 +8,11 @@
  * lives in parallel arrays of numbers, not in an object per value (young
  * objects that survive until the install are what makes scavenges slow).
  */
+import { putUvarint, uvarintSize } from '../encoding/varint.js';
 import { FRAME_HEADER_SIZE, HEADER_SIZE, KIND_OPS, OP_DELETE, OP_PUT } from './format.js';
 import { sealFrame } from './frame.js';
 import type { Location } from './record-index.js';
 import { opSize } from './ops-codec.js';
-import { varintSize, writeVarint } from './varint.js';
 import { writeAll } from './segment.js';
 
 /**
@@ -48,8 +48,8 @@ export class CompactionWriter {
     this.reserve(size);
     let p = this.used;
     this.scratch[p++] = (code << 4) | OP_PUT;
-    p = writeVarint(this.scratch, p, id);
-    p = writeVarint(this.scratch, p, len);
+    p = putUvarint(this.scratch, p, id);
+    p = putUvarint(this.scratch, p, len);
     this.locs.push(loc);
     this.codes.push(code);
     this.ids.push(id);
@@ -64,7 +64,7 @@ export class CompactionWriter {
     const size = opSize(id, undefined);
     this.reserve(size);
     this.scratch[this.used] = (code << 4) | OP_DELETE;
-    writeVarint(this.scratch, this.used + 1, id);
+    putUvarint(this.scratch, this.used + 1, id);
     this.tombstoneBytes += size;
     this.added(size);
   }
@@ -96,10 +96,10 @@ export class CompactionWriter {
 
   private flush(): void {
     if (this.count === 0) return;
-    const prefix = FRAME_HEADER_SIZE + 1 + varintSize(this.count);
+    const prefix = FRAME_HEADER_SIZE + 1 + uvarintSize(this.count);
     const frame = Buffer.allocUnsafe(prefix + this.used);
     frame[FRAME_HEADER_SIZE] = KIND_OPS;
-    writeVarint(frame, FRAME_HEADER_SIZE + 1, this.count);
+    putUvarint(frame, FRAME_HEADER_SIZE + 1, this.count);
     this.scratch.copy(frame, prefix, 0, this.used);
     writeAll(this.fd, sealFrame(frame), this.pos);
     for (let i = this.firstPending; i < this.newAt.length; i++) this.newAt[i] = this.pos + prefix + this.newAt[i]!;

@@ -3,21 +3,19 @@
  * run of sealed segments with only what is still needed, in slices that
  * give the event loop back often, then swaps the files crash-safely.
  */
-import { closeSync, fsync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CompactionWriter } from './compaction-writer.js';
 import { corrupt } from './errors.js';
 import { FLAG_COMPACTED, HEADER_SIZE, segmentFileName, TEMP_SUFFIX } from './format.js';
 import { frameRead, readFrame } from './frame.js';
 import { encodeHeader, type SegmentHeader } from './header.js';
+import { syncFd } from '../files/durable.js';
 import { mapFile } from '../files/mmap.js';
 import { decodeOps } from './ops-codec.js';
 import type { ResolvedOptions } from './options.js';
 import type { RecordIndex } from './record-index.js';
 import { Segment } from './segment.js';
-
-const fsyncAsync = promisify(fsync);
 
 /** Input bytes or milliseconds of work between yields to the event loop. */
 const SLICE_BYTES = 1024 * 1024;
@@ -97,7 +95,7 @@ export async function compactWindow(host: CompactionHost, window: Segment[]): Pr
         return false;
       }
       size = writer.finish();
-      await fsyncAsync(fd);
+      await syncFd(fd);
     } finally {
       closeSync(fd);
     }

@@ -4,6 +4,7 @@
  * a valid frame: they mark the end of the data in a preallocated file.
  */
 import { crc32c } from '@node-rs/crc32';
+import { isZero } from '../encoding/bytes.js';
 import { FRAME_HEADER_SIZE, MAX_PAYLOAD } from './format.js';
 
 /**
@@ -63,31 +64,6 @@ export function frameRead(): FrameRead {
 function status(out: FrameRead, s: FrameStatus): FrameRead {
   out.status = s;
   return out;
-}
-
-const ZEROS = Buffer.alloc(64 * 1024);
-
-/** Whether bytes [from, to) of `buf` are all zero (memcmp in 64 KiB steps). */
-export function isZero(buf: Buffer, from: number, to: number): boolean {
-  for (let at = from; at < to; at += ZEROS.length) {
-    const n = Math.min(ZEROS.length, to - at);
-    if (buf.compare(ZEROS, 0, n, at, at + n) !== 0) return false;
-  }
-  return true;
-}
-
-/** End of the last non-zero byte in [from, to): `from` when all are zero. */
-export function nonZeroEnd(buf: Buffer, from: number, to: number): number {
-  let at = to;
-  while (at > from) {
-    const n = Math.min(ZEROS.length, at - from);
-    if (buf.compare(ZEROS, 0, n, at - n, at) !== 0) {
-      while (buf[at - 1] === 0) at--;
-      return at;
-    }
-    at -= n;
-  }
-  return from;
 }
 
 /** Whether any position in [from, to) starts a frame with a good checksum. */

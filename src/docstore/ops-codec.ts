@@ -7,7 +7,7 @@
  */
 import { collectionOf, FRAME_HEADER_SIZE, KIND_OPS, OP_DELETE, OP_PUT } from './format.js';
 import { sealFrame } from './frame.js';
-import { readVarint, varintSize, writeVarint, type VarintRead } from './varint.js';
+import { putUvarint, readUvarint, uvarintSize, type VarintRead } from '../encoding/varint.js';
 
 /** One op ready to be written: JSON bytes for a put, none for a delete. */
 export interface EncodedOp {
@@ -18,12 +18,12 @@ export interface EncodedOp {
 
 /** Bytes `op` takes in a payload. */
 export function opSize(id: number, jsonLength: number | undefined): number {
-  return 1 + varintSize(id) + (jsonLength === undefined ? 0 : varintSize(jsonLength) + jsonLength);
+  return 1 + uvarintSize(id) + (jsonLength === undefined ? 0 : uvarintSize(jsonLength) + jsonLength);
 }
 
 /** Bytes a frame holding `ops` takes. */
 export function frameSize(ops: readonly EncodedOp[]): number {
-  let size = FRAME_HEADER_SIZE + 1 + varintSize(ops.length);
+  let size = FRAME_HEADER_SIZE + 1 + uvarintSize(ops.length);
   for (const op of ops) size += opSize(op.id, op.json?.length);
   return size;
 }
@@ -37,15 +37,15 @@ export function encodeOpsFrame(ops: readonly EncodedOp[]): { frame: Buffer; valu
   const valueAt: number[] = [];
   let at = FRAME_HEADER_SIZE;
   frame[at++] = KIND_OPS;
-  at = writeVarint(frame, at, ops.length);
+  at = putUvarint(frame, at, ops.length);
   for (const op of ops) {
     frame[at++] = (op.code << 4) | (op.json === undefined ? OP_DELETE : OP_PUT);
-    at = writeVarint(frame, at, op.id);
+    at = putUvarint(frame, at, op.id);
     if (op.json === undefined) {
       valueAt.push(-1);
       continue;
     }
-    at = writeVarint(frame, at, op.json.length);
+    at = putUvarint(frame, at, op.json.length);
     valueAt.push(at);
     frame.set(op.json, at);
     at += op.json.length;
@@ -74,7 +74,7 @@ export function decodeOps(buf: Uint8Array, start: number, end: number, visit: Op
 function walk(buf: Uint8Array, start: number, end: number, visit: OpVisitor | undefined): string | undefined {
   const vr: VarintRead = { value: 0, next: 0 };
   if (buf[start] !== KIND_OPS) return `unknown record kind ${buf[start]}`;
-  if (readVarint(buf, start + 1, end, vr).next < 0) return 'bad op count';
+  if (readUvarint(buf, start + 1, end, vr).next < 0) return 'bad op count';
   const count = vr.value;
   let at = vr.next;
   for (let i = 0; i < count; i++) {
@@ -84,14 +84,14 @@ function walk(buf: Uint8Array, start: number, end: number, visit: OpVisitor | un
     const code = tag >> 4;
     const kind = tag & 0x0f;
     if (collectionOf(code) === undefined || (kind !== OP_PUT && kind !== OP_DELETE)) return `bad op tag 0x${tag.toString(16)} in op ${i}`;
-    if (readVarint(buf, at, end, vr).next < 0 || vr.value < 1) return `bad id in op ${i}`;
+    if (readUvarint(buf, at, end, vr).next < 0 || vr.value < 1) return `bad id in op ${i}`;
     const id = vr.value;
     at = vr.next;
     if (kind === OP_DELETE) {
       visit?.(code, false, id, -1, 0, at - opStart);
       continue;
     }
-    if (readVarint(buf, at, end, vr).next < 0 || vr.value > end - vr.next) return `bad value length in op ${i}`;
+    if (readUvarint(buf, at, end, vr).next < 0 || vr.value > end - vr.next) return `bad value length in op ${i}`;
     const valueAt = vr.next;
     const len = vr.value;
     at = valueAt + len;

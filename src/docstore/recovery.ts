@@ -7,7 +7,8 @@ import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readdirSy
 import { join } from 'node:path';
 import { corrupt } from './errors.js';
 import { HEADER_SIZE, parseSegmentFileName, TEMP_SUFFIX } from './format.js';
-import { frameRead, hasFrameIn, isZero, nonZeroEnd, readFrame, type FrameRead, type FrameStatus } from './frame.js';
+import { isZero, nonZeroEnd } from '../encoding/bytes.js';
+import { frameRead, hasFrameIn, readFrame, type FrameRead, type FrameStatus } from './frame.js';
 import { decodeHeader, type SegmentHeader } from './header.js';
 import { mapFile } from '../files/mmap.js';
 import type { ResolvedOptions } from './options.js';

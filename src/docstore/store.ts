@@ -4,8 +4,8 @@
  * write (so the index can point at them at once) and are acknowledged by a
  * shared fsync; reads come from the maps.
  */
-import { closeSync, fdatasync, fsync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { syncData, syncFd } from '../files/durable.js';
 import type { CompactionHost } from './compaction.js';
 import { Compactor } from './compactor.js';
 import { encodeOp } from './encode-op.js';
@@ -19,9 +19,6 @@ import { recover } from './recovery.js';
 import { scanCollection } from './scan.js';
 import { Segment } from './segment.js';
 import type { Collection, RecordStore, RecordValue, WriteOp } from './types.js';
-
-const fdatasyncAsync = promisify(fdatasync);
-const fsyncAsync = promisify(fsync);
 
 /** Counters, for tests and metrics. */
 export interface RecordStoreStats {
@@ -198,7 +195,7 @@ export class SegmentRecordStore implements RecordStore {
     if (active !== undefined && this.failure === undefined) {
       // Leave the file at its data's length; the next open preallocates again.
       ftruncateSync(active.fd, active.size);
-      await fdatasyncAsync(active.fd);
+      await syncData(active.fd);
     }
     for (const seg of this.segments) if (seg.syncing === 0) seg.closeFd();
     closeSync(this.dirFd);
@@ -259,12 +256,12 @@ export class SegmentRecordStore implements RecordStore {
     await Promise.all(segs.map(async (seg) => {
       seg.syncing++;
       try {
-        await fdatasyncAsync(seg.fd);
+        await syncData(seg.fd);
       } finally {
         if (--seg.syncing === 0 && seg.sealed) seg.closeFd();
       }
     }));
-    if (dir) await fsyncAsync(this.dirFd);
+    if (dir) await syncFd(this.dirFd);
     this.counts.fsyncs += segs.length + (dir ? 1 : 0);
   }
 
@@ -285,7 +282,7 @@ export class SegmentRecordStore implements RecordStore {
       get closing() { return store.closing; },
       allocateNum: () => ++this.maxNum,
       barrier: () => this.group.request(),
-      syncDir: () => fsyncAsync(this.dirFd),
+      syncDir: () => syncFd(this.dirFd),
     };
   }
 }

@@ -4,6 +4,12 @@
  * this checks the length a block announces before anything is allocated
  * for it, so a small body cannot ask for gigabytes.
  */
+import { readUvarint, type VarintRead } from './varint.js';
+
+/** Longest preamble: the decoded length, an uvarint of at most 32 bits. */
+export const PREAMBLE_BYTES = 5;
+
+const preamble: VarintRead = { value: 0, next: 0 };
 
 /** A body that is not a snappy block, or announces more than allowed. Kinds as in src/errors/status.ts. */
 export class SnappyBodyError extends Error {
@@ -18,13 +24,8 @@ export class SnappyBodyError extends Error {
  * 2^32 - 1), or -1 when the bytes do not start with one.
  */
 export function snappyDecodedLength(block: Uint8Array): number {
-  let value = 0;
-  for (let i = 0; i < 5 && i < block.length; i++) {
-    const b = block[i]!;
-    value += (b & 0x7f) * 2 ** (7 * i);
-    if (b < 0x80) return value <= 0xffffffff ? value : -1;
-  }
-  return -1;
+  const { value, next } = readUvarint(block, 0, Math.min(block.length, PREAMBLE_BYTES), preamble);
+  return next >= 0 && value <= 0xffffffff ? value : -1;
 }
 
 /**

@@ -11,6 +11,8 @@
  */
 import { crc32c } from '@node-rs/crc32';
 import { compressSync, uncompressSync } from 'snappy';
+import { PREAMBLE_BYTES } from './snappy-block.js';
+import { readUvarint, type VarintRead } from './varint.js';
 
 const STREAM_ID = Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]);
 const CHUNK_COMPRESSED = 0x00;
@@ -29,15 +31,12 @@ function maskedCrc(bytes: Uint8Array): number {
   return ((((c >>> 15) | (c << 17)) >>> 0) + 0xa282ead8) >>> 0;
 }
 
-/** The uncompressed length a snappy block announces (its leading varint), or -1 when malformed. */
+const preamble: VarintRead = { value: 0, next: 0 };
+
+/** The uncompressed length the snappy block in [at, end) announces (its preamble), or -1 when malformed. */
 function blockLength(b: Uint8Array, at: number, end: number): number {
-  let n = 0;
-  for (let shift = 0, p = at; p < end && shift < 35; shift += 7, p++) {
-    const x = b[p]!;
-    n += (x & 0x7f) * 2 ** shift;
-    if (x < 0x80) return n;
-  }
-  return -1;
+  const { value, next } = readUvarint(b, at, Math.min(end, at + PREAMBLE_BYTES), preamble);
+  return next >= 0 ? value : -1;
 }
 
 /**

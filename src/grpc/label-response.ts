@@ -1,4 +1,5 @@
-import { WIRE_LEN, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { WIRE_LEN, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint } from '../encoding/varint.js';
 
 /**
  * thanos.LabelNamesResponse and thanos.LabelValuesResponse share one
@@ -58,7 +59,7 @@ function writeStrings(b: Buffer, at: number, field: number, strings: readonly st
       at += 1 + len;
     } else {
       const len = Buffer.byteLength(s, 'utf8');
-      at = writeVarint(b, at, len);
+      at = putUvarint(b, at, len);
       at += b.write(s, at, 'utf8');
     }
   }

@@ -3,7 +3,7 @@ import type { LabelMatcher } from '../index/types.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
-import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8-order.js';
+import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';
 import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import type { OooHead } from './ooo-head.js';
 import type { Series } from './series.js';

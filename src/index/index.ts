@@ -10,4 +10,4 @@ export { PostingsIndex } from './postings-index.js';
 export { PostingsAlgebra } from './set-ops.js';
 export { compileMatcher, matchesValue, type CompiledMatcher } from './label-matcher.js';
 export { regexMatcher, REGEX_CACHE_SIZE } from './value-matcher.js';
-export { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8-order.js';
+export { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';

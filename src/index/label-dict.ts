@@ -1,4 +1,4 @@
-import { hasSurrogate, mergeUtf8, sortUtf8 } from '../encoding/utf8-order.js';
+import { hasSurrogate, mergeUtf8, sortUtf8 } from '../encoding/utf8.js';
 
 const encoder = new TextEncoder();
 

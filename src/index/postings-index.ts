@@ -1,10 +1,9 @@
-import { hasSurrogate } from '../encoding/utf8-order.js';
+import { compareUtf8, hasSurrogate } from '../encoding/utf8.js';
 import { LabelDict } from './label-dict.js';
 import { DeletedIds, PostingsLists } from './postings-lists.js';
 import { selectPostings, type IndexReader } from './select.js';
 import { PostingsAlgebra } from './set-ops.js';
 import type { LabelMatcher } from './types.js';
-import { compareUtf8 } from '../encoding/utf8-order.js';
 
 const NO_VALUES: readonly string[] = Object.freeze([]);
 

@@ -1,3 +1,5 @@
+import { grown } from '../encoding/bytes.js';
+
 /** A growable list of u32 (capacity doubling), reused across calls by `clear`. */
 export class U32Buffer {
   data: Uint32Array;
@@ -14,10 +16,7 @@ export class U32Buffer {
 
   /** Makes room for `n` values in total. */
   reserve(n: number): void {
-    if (n <= this.data.length) return;
-    const grown = new Uint32Array(Math.max(n, this.data.length * 2));
-    grown.set(this.data.subarray(0, this.length));
-    this.data = grown;
+    this.data = grown(this.data, this.length, n);
   }
 
   clear(): void {

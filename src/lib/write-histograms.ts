@@ -16,7 +16,8 @@
  * {offset = 1 (sint32), length = 2 (uint32)}.
  */
 import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../chunkenc/histogram/proto-fields.js';
-import { int64Size, lenFieldSize, varintSize, WIRE_LEN, WIRE_VARINT, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { lenFieldSize, WIRE_LEN, WIRE_VARINT, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, putVarint, uvarint64Size, uvarintSize, varintSize } from '../encoding/varint.js';
 import { InvalidArgumentError } from './errors.js';
 import type { FloatHistogram, Histogram, HistogramSample, Span } from './histogram-types.js';
 
@@ -26,8 +27,6 @@ const WIRE_FIXED64 = 1;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 const UINT32_MAX = 2 ** 32 - 1;
-/** Deltas up to this magnitude zigzag to a double exactly; beyond it, a BigInt does (rare: a count near 2^53). */
-const ZIGZAG_EXACT = 2 ** 52;
 
 /** A series' histograms, checked and measured. */
 export interface PlannedHistograms {
@@ -63,19 +62,19 @@ export function writeHistograms(out: Uint8Array, view: DataView, at: number, p: 
   for (let k = 0; k < p.samples.length; k++) {
     const { timestamp, float, histogram: h } = p.samples[k]!;
     at = writeTag(out, at, TIMESERIES_HISTOGRAMS, WIRE_LEN);
-    at = writeVarint(out, at, p.sizes[k]!);
+    at = putUvarint(out, at, p.sizes[k]!);
     // Both members of each oneof are written explicitly, zero or not: their presence says the kind.
     if (float) at = writeDouble(view, writeTag(out, at, F.countFloat, WIRE_FIXED64), h.count);
-    else at = writeVarint(out, writeTag(out, at, F.countInt, WIRE_VARINT), h.count);
+    else at = putUvarint(out, writeTag(out, at, F.countInt, WIRE_VARINT), h.count);
     at = writeDouble(view, writeTag(out, at, F.sum, WIRE_FIXED64), h.sum);
-    at = writeVarint(out, writeTag(out, at, F.schema, WIRE_VARINT), zigzag32(h.schema));
+    at = putVarint(out, writeTag(out, at, F.schema, WIRE_VARINT), h.schema);
     at = writeDouble(view, writeTag(out, at, F.zeroThreshold, WIRE_FIXED64), h.zeroThreshold);
     if (float) at = writeDouble(view, writeTag(out, at, F.zeroCountFloat, WIRE_FIXED64), h.zeroCount);
-    else at = writeVarint(out, writeTag(out, at, F.zeroCountInt, WIRE_VARINT), h.zeroCount);
+    else at = putUvarint(out, writeTag(out, at, F.zeroCountInt, WIRE_VARINT), h.zeroCount);
     at = writeSide(out, view, at, h.negativeSpans, h.negativeBuckets, float, F.negativeSpans, float ? F.negativeCounts : F.negativeDeltas);
     at = writeSide(out, view, at, h.positiveSpans, h.positiveBuckets, float, F.positiveSpans, float ? F.positiveCounts : F.positiveDeltas);
-    at = writeVarint(out, writeTag(out, at, F.resetHint, WIRE_VARINT), h.counterResetHint);
-    at = writeInt64(out, writeTag(out, at, F.timestamp, WIRE_VARINT), timestamp);
+    at = putUvarint(out, writeTag(out, at, F.resetHint, WIRE_VARINT), h.counterResetHint);
+    at = putUvarint64(out, writeTag(out, at, F.timestamp, WIRE_VARINT), timestamp);
   }
   return at;
 }
@@ -97,14 +96,14 @@ function measure(s: HistogramSample, where: string): number {
   const schema = wholeIn(h.schema, INT32_MIN, INT32_MAX, `${at}: schema`);
   number(h.sum, `${at}: sum`);
   number(h.zeroThreshold, `${at}: zeroThreshold`);
-  let size = 9 + (1 + varintSize(zigzag32(schema))) + 9 + 2 + (1 + int64Size(t));
+  let size = 9 + (1 + varintSize(schema)) + 9 + 2 + (1 + uvarint64Size(t));
   if (float) {
     number(h.count, `${at}: count`);
     number(h.zeroCount, `${at}: zeroCount`);
     size += 9 + 9;
   } else {
-    size += 1 + varintSize(wholeIn(h.count, 0, Number.MAX_SAFE_INTEGER, `${at}: count`));
-    size += 1 + varintSize(wholeIn(h.zeroCount, 0, Number.MAX_SAFE_INTEGER, `${at}: zeroCount`));
+    size += 1 + uvarintSize(wholeIn(h.count, 0, Number.MAX_SAFE_INTEGER, `${at}: count`));
+    size += 1 + uvarintSize(wholeIn(h.zeroCount, 0, Number.MAX_SAFE_INTEGER, `${at}: zeroCount`));
   }
   size += measureSide(h.negativeSpans, h.negativeBuckets, float, `${at}: negative`);
   size += measureSide(h.positiveSpans, h.positiveBuckets, float, `${at}: positive`);
@@ -129,7 +128,7 @@ function measureSide(spans: unknown, buckets: unknown, float: boolean, where: st
   }
   let packed = 0;
   for (let k = 0; k < buckets.length; k++) {
-    packed += sint64Size(wholeIn(buckets[k], -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, `${where}Buckets[${k}]`));
+    packed += varintSize(wholeIn(buckets[k], -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, `${where}Buckets[${k}]`));
   }
   return size + lenFieldSize(packed);
 }
@@ -139,57 +138,32 @@ function writeSide(
 ): number {
   for (const { offset, length } of spans) {
     at = writeTag(out, at, spanField, WIRE_LEN);
-    at = writeVarint(out, at, spanSize(offset, length));
-    at = writeVarint(out, writeTag(out, at, SPAN_FIELD.offset, WIRE_VARINT), zigzag32(offset));
-    at = writeVarint(out, writeTag(out, at, SPAN_FIELD.length, WIRE_VARINT), length);
+    at = putUvarint(out, at, spanSize(offset, length));
+    at = putVarint(out, writeTag(out, at, SPAN_FIELD.offset, WIRE_VARINT), offset);
+    at = putUvarint(out, writeTag(out, at, SPAN_FIELD.length, WIRE_VARINT), length);
   }
   if (buckets.length === 0) return at;
   at = writeTag(out, at, bucketField, WIRE_LEN);
   if (float) {
-    at = writeVarint(out, at, 8 * buckets.length);
+    at = putUvarint(out, at, 8 * buckets.length);
     for (const c of buckets) at = writeDouble(view, at, c);
     return at;
   }
   let packed = 0;
-  for (const d of buckets) packed += sint64Size(d);
-  at = writeVarint(out, at, packed);
-  for (const d of buckets) at = writeSint64(out, at, d);
+  for (const d of buckets) packed += varintSize(d);
+  at = putUvarint(out, at, packed);
+  for (const d of buckets) at = putVarint(out, at, d);
   return at;
 }
 
 function spanSize(offset: number, length: number): number {
-  return 1 + varintSize(zigzag32(offset)) + 1 + varintSize(length);
+  return 1 + varintSize(offset) + 1 + uvarintSize(length);
 }
 
 /** Writes a double's bits little-endian, as the wire wants them (NaN payloads, such as the stale marker, kept). */
 function writeDouble(view: DataView, at: number, v: number): number {
   view.setFloat64(at, v, true);
   return at + 8;
-}
-
-function zigzag32(n: number): number {
-  return ((n << 1) ^ (n >> 31)) >>> 0;
-}
-
-function sint64Size(n: number): number {
-  if (Math.abs(n) <= ZIGZAG_EXACT) return varintSize(n >= 0 ? 2 * n : -2 * n - 1);
-  let z = bigZigzag(n);
-  let size = 1;
-  for (; z >= 128n; z >>= 7n) size++;
-  return size;
-}
-
-function writeSint64(out: Uint8Array, at: number, n: number): number {
-  if (Math.abs(n) <= ZIGZAG_EXACT) return writeVarint(out, at, n >= 0 ? 2 * n : -2 * n - 1);
-  let z = bigZigzag(n);
-  for (; z >= 128n; z >>= 7n) out[at++] = Number(z & 0x7fn) | 0x80;
-  out[at++] = Number(z);
-  return at;
-}
-
-function bigZigzag(n: number): bigint {
-  const b = BigInt(n);
-  return b >= 0n ? 2n * b : -2n * b - 1n;
 }
 
 function number(v: unknown, what: string): number {

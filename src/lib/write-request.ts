@@ -11,7 +11,8 @@
  * Label {name = 1, value = 2}; Sample {value = 1 (double), timestamp = 2
  * (int64)}.
  */
-import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { lenFieldSize, WIRE_LEN, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, uvarint64Size } from '../encoding/varint.js';
 import { InvalidArgumentError } from './errors.js';
 import { labelPairs } from './labels.js';
 import type { SeriesInput } from './types.js';
@@ -60,12 +61,12 @@ export function encodeWriteRequest(series: SeriesInput | Iterable<SeriesInput>):
   let at = 0;
   for (const p of planned) {
     at = writeTag(out, at, 1, WIRE_LEN);
-    at = writeVarint(out, at, p.size);
+    at = putUvarint(out, at, p.size);
     for (let k = 0; k < p.labels.length; k += 2) {
       const name = p.labels[k]!;
       const value = p.labels[k + 1]!;
       at = writeTag(out, at, 1, WIRE_LEN);
-      at = writeVarint(out, at, lenFieldSize(name.length) + lenFieldSize(value.length));
+      at = putUvarint(out, at, lenFieldSize(name.length) + lenFieldSize(value.length));
       at = writeBytes(out, writeTag(out, at, 1, WIRE_LEN), name);
       at = writeBytes(out, writeTag(out, at, 2, WIRE_LEN), value);
     }
@@ -101,7 +102,7 @@ function plan(s: SeriesInput, i: number): Planned {
       if (typeof values[k] !== 'number') throw new InvalidArgumentError(`${where}: value ${k} is not a number`);
     }
   }
-  for (let k = 0; k < timestamps.length; k++) size += lenFieldSize(1 + 8 + 1 + int64Size(timestamps[k]!));
+  for (let k = 0; k < timestamps.length; k++) size += lenFieldSize(1 + 8 + 1 + uvarint64Size(timestamps[k]!));
   const histograms = s.histograms === undefined ? undefined : planHistograms(s.histograms, where);
   if (histograms !== undefined) size += histograms.size;
   return { labels, timestamps, values, histograms, size };
@@ -136,7 +137,7 @@ function readTimestamps(ts: NonNullable<SeriesInput['timestamps']>, where: strin
 }
 
 function writeBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  at = writeVarint(out, at, bytes.length);
+  at = putUvarint(out, at, bytes.length);
   out.set(bytes, at);
   return at + bytes.length;
 }
@@ -152,7 +153,7 @@ function writeSamples(out: Uint8Array, view: DataView, at: number, p: Planned): 
   for (let k = 0; k < timestamps.length; k++) {
     const t = timestamps[k]!;
     at = writeTag(out, at, 2, WIRE_LEN);
-    at = writeVarint(out, at, 1 + 8 + 1 + int64Size(t));
+    at = putUvarint(out, at, 1 + 8 + 1 + uvarint64Size(t));
     out[at++] = SAMPLE_VALUE_TAG;
     if (bits !== undefined) {
       // The double's bytes in memory are little-endian, as the wire wants them.
@@ -162,7 +163,7 @@ function writeSamples(out: Uint8Array, view: DataView, at: number, p: Planned): 
     }
     at += 8;
     out[at++] = SAMPLE_TIMESTAMP_TAG;
-    at = writeInt64(out, at, t);
+    at = putUvarint64(out, at, t);
   }
   return at;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, readdir, readFile, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { syncDir, syncFile, writeFileSynced } from '../files/durable.js';
 import { ObjectNotFoundError, type Bucket } from './bucket.js';
 import { invalidObjectName } from './errors.js';
 import { dirPrefix, sortNames } from './names.js';
@@ -43,27 +44,14 @@ export class FilesystemBucket implements Bucket {
   }
 
   async upload(name: string, bytes: Uint8Array): Promise<void> {
-    await this.writeAtomically(name, async (tmp) => {
-      const fh = await open(tmp, 'wx', 0o644);
-      try {
-        await fh.writeFile(bytes);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    });
+    await this.writeAtomically(name, (tmp) => writeFileSynced(tmp, bytes, 'wx', 0o644));
   }
 
   /** Copies in the kernel (copy_file_range), never holding the file in memory. */
   async uploadFile(name: string, path: string): Promise<void> {
     await this.writeAtomically(name, async (tmp) => {
       await copyFile(path, tmp, constants.COPYFILE_EXCL);
-      const fh = await open(tmp, 'r+');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await syncFile(tmp);
     });
   }
 
@@ -215,15 +203,4 @@ function isMissing(err: unknown): boolean {
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
-}
-
-/** Makes a rename in `dir` durable. */
-async function syncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } finally {
-    await fh?.close();
-  }
 }

@@ -14,6 +14,7 @@ import { ObjectNotFoundError, type Bucket } from './bucket.js';
 import type { S3Config } from './config-s3.js';
 import { configError } from './errors.js';
 import type { ObjstoreLogger } from './logger.js';
+import { compareUtf8 } from '../encoding/utf8.js';
 import { dirPrefix, sortNames } from './names.js';
 import { makeAgent, makeClient, makeHandler, readTlsFiles } from './s3-client.js';
 import { endpointHost, regionFromHost } from './s3-endpoint.js';
@@ -320,7 +321,7 @@ function isObjectMissing(err: unknown): boolean {
 
 function lastOf(...lists: (Array<string | undefined> | undefined)[]): string | undefined {
   let last: string | undefined;
-  for (const l of lists) for (const s of l ?? []) if (s !== undefined && (last === undefined || Buffer.compare(Buffer.from(s), Buffer.from(last)) > 0)) last = s;
+  for (const l of lists) for (const s of l ?? []) if (s !== undefined && (last === undefined || compareUtf8(s, last) > 0)) last = s;
   return last;
 }
 

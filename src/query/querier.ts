@@ -1,6 +1,6 @@
 import { ByteArena } from './byte-arena.js';
 import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
-import { compareLabels, compareLabelsNative } from '../encoding/utf8-order.js';
+import { compareLabels, compareLabelsNative } from '../encoding/utf8.js';
 import { compareUtf8, type LabelMatcher } from '../index/index.js';
 import type { PlannedSeries, SelectOptions, SelectedSeries, SeriesReader, StoredChunk } from './types.js';
 

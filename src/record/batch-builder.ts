@@ -8,6 +8,7 @@
  * Canonical label bytes: name 0xFF value 0xFF ... in name order (0xFF
  * never occurs in UTF-8, so the form is unambiguous).
  */
+import { grown } from '../encoding/bytes.js';
 import { invalidLabels } from '../errors/write-errors.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
@@ -22,16 +23,6 @@ const COUNT = ENTRY.count / 4;
 const PAD = COUNT + 1;
 
 const encoder = new TextEncoder();
-
-/** `buf` when it holds `need` bytes, else a copy of its first `used` bytes in a buffer at least twice as large. */
-export function grownBytes<T extends Uint8Array>(buf: T, used: number, need: number): T | Uint8Array<ArrayBuffer> {
-  if (need <= buf.length) return buf;
-  let cap = Math.max(buf.length * 2, 64);
-  while (cap < need) cap *= 2;
-  const next = new Uint8Array(cap);
-  next.set(buf.subarray(0, used));
-  return next;
-}
 
 /**
  * Checks a label set given as [name, value, ...]: names and values not
@@ -76,7 +67,7 @@ export abstract class LabelBytesBuilder {
 
   /** Makes room for `extra` more label bytes. */
   reserveLabels(extra: number): void {
-    const next = grownBytes(this.labels, this.l, this.l + extra);
+    const next = grown(this.labels, this.l, this.l + extra);
     if (next === this.labels) return;
     this.labels = next;
     this.labelView = new DataView(next.buffer);

@@ -27,7 +27,8 @@ import { HistogramFields, validateHistogram } from '../chunkenc/histogram/fields
 import { invalidLabels } from '../errors/write-errors.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
-import { checkLabelSet, EntryBatchBuilder, grownBytes, hashEntries } from './batch-builder.js';
+import { grown } from '../encoding/bytes.js';
+import { checkLabelSet, EntryBatchBuilder, hashEntries } from './batch-builder.js';
 import { fieldsOf, maxBodyBytes, writeBody } from './histogram-body.js';
 
 /** "STH1": the first word of every histogram batch. */
@@ -160,7 +161,7 @@ export class HistogramBatchBuilder extends EntryBatchBuilder {
     const at = this.offsets[m]!;
     const need = at + maxBodyBytes(h);
     if (need > this.bodies.length) {
-      this.bodies = grownBytes(this.bodies, at, need) as Uint8Array<ArrayBuffer>;
+      this.bodies = grown(this.bodies, at, need);
       this.bodyView = new DataView(this.bodies.buffer);
     }
     this.offsets[m + 1] = writeBody(h, this.bodies, this.bodyView, at);

@@ -21,7 +21,7 @@
 import { PackedHistogram } from '../chunkenc/histogram/packed.js';
 import type { FloatHistogram, Histogram, Span } from '../chunkenc/histogram/types.js';
 import type { HistogramFields, SideFields } from '../chunkenc/histogram/fields.js';
-import { MAX_VARINT_BYTES, VarintReader, readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from '../encoding/varint-histogram.js';
+import { MAX_VARINT_BYTES, VarintReader, putUvarint, putVarint, uvarintAt, varintAt, varintEnd, varintOk } from '../encoding/varint.js';
 
 /** Flag bit of a float histogram. */
 export const BODY_FLOAT = 1;
@@ -39,7 +39,7 @@ export function maxBodyBytes(h: HistogramFields): number {
 export function writeBody(h: HistogramFields, b: Uint8Array, view: DataView, at: number): number {
   const float = h.float;
   b[at++] = (float ? BODY_FLOAT : 0) | (h.resetHint << 1);
-  at = writeZigzag(b, at, h.schema);
+  at = putVarint(b, at, h.schema);
   view.setInt32(at, h.thresholdLo, true);
   view.setInt32(at + 4, h.thresholdHi, true);
   view.setInt32(at + 8, h.sumLo, true);
@@ -53,21 +53,21 @@ export function writeBody(h: HistogramFields, b: Uint8Array, view: DataView, at:
     view.setInt32(at + 12, h.zeroFloat ? h.zeroHi : 0, true);
     at += 16;
   } else {
-    at = writeUvarint(b, at, h.countInt);
-    at = writeUvarint(b, at, h.zeroFloat ? 0 : h.zeroInt);
+    at = putUvarint(b, at, h.countInt);
+    at = putUvarint(b, at, h.zeroFloat ? 0 : h.zeroInt);
   }
   at = writeSide(h.neg, float, b, view, at);
   return writeSide(h.pos, float, b, view, at);
 }
 
 function writeSide(side: SideFields, float: boolean, b: Uint8Array, view: DataView, at: number): number {
-  at = writeUvarint(b, at, side.spans);
+  at = putUvarint(b, at, side.spans);
   for (let i = 0; i < side.spans; i++) {
-    at = writeZigzag(b, at, side.spanOffsets[i]!);
-    at = writeUvarint(b, at, side.spanLengths[i]!);
+    at = putVarint(b, at, side.spanOffsets[i]!);
+    at = putUvarint(b, at, side.spanLengths[i]!);
   }
   if (float) {
-    at = writeUvarint(b, at, side.nCounts);
+    at = putUvarint(b, at, side.nCounts);
     const c = side.counts;
     for (let i = 0; i < side.nCounts; i++) {
       view.setInt32(at, c[2 * i]!, true);
@@ -75,8 +75,8 @@ function writeSide(side: SideFields, float: boolean, b: Uint8Array, view: DataVi
       at += 8;
     }
   } else {
-    at = writeUvarint(b, at, side.nDeltas);
-    for (let i = 0; i < side.nDeltas; i++) at = writeZigzag(b, at, side.deltas[i]!);
+    at = putUvarint(b, at, side.nDeltas);
+    for (let i = 0; i < side.nDeltas; i++) at = putVarint(b, at, side.deltas[i]!);
   }
   return at;
 }
@@ -103,9 +103,9 @@ export function decodeBody(b: Uint8Array, at: number, end: number): Histogram | 
   const flags = b[at++]!;
   if (flags > 7) throw malformed(`unknown flags ${flags}`);
   const float = (flags & BODY_FLOAT) !== 0;
-  const schema = readZigzag(b, at, end);
-  if (!zigzagOk) throw malformed('schema');
-  at = varEnd;
+  const schema = varintAt(b, at, end);
+  if (!varintOk) throw malformed('schema');
+  at = varintEnd;
   if (at + 16 > end) throw malformed('cut short');
   const zeroThreshold = view.getFloat64(at, true);
   const sum = view.getFloat64(at + 8, true);
@@ -118,11 +118,11 @@ export function decodeBody(b: Uint8Array, at: number, end: number): Histogram | 
     zeroCount = view.getFloat64(at + 8, true);
     at += 16;
   } else {
-    count = readUvarint(b, at, end);
+    count = uvarintAt(b, at, end);
     if (count < 0) throw malformed('count');
-    zeroCount = readUvarint(b, varEnd, end);
+    zeroCount = uvarintAt(b, varintEnd, end);
     if (zeroCount < 0) throw malformed('zero count');
-    at = varEnd;
+    at = varintEnd;
   }
   const negativeSpans: Span[] = [];
   const negativeBuckets: number[] = [];
@@ -138,28 +138,28 @@ export function decodeBody(b: Uint8Array, at: number, end: number): Histogram | 
 }
 
 function readSide(b: Uint8Array, view: DataView, at: number, end: number, float: boolean, spans: Span[], buckets: number[]): number {
-  const nSpans = readUvarint(b, at, end);
-  if (nSpans < 0 || nSpans > end - varEnd) throw malformed('span count');
-  at = varEnd;
+  const nSpans = uvarintAt(b, at, end);
+  if (nSpans < 0 || nSpans > end - varintEnd) throw malformed('span count');
+  at = varintEnd;
   for (let i = 0; i < nSpans; i++) {
-    const offset = readZigzag(b, at, end);
-    if (!zigzagOk) throw malformed('span offset');
-    const length = readUvarint(b, varEnd, end);
+    const offset = varintAt(b, at, end);
+    if (!varintOk) throw malformed('span offset');
+    const length = uvarintAt(b, varintEnd, end);
     if (length < 0) throw malformed('span length');
-    at = varEnd;
+    at = varintEnd;
     spans.push({ offset, length });
   }
-  const n = readUvarint(b, at, end);
-  if (n < 0 || n > end - varEnd) throw malformed('bucket count');
-  at = varEnd;
+  const n = uvarintAt(b, at, end);
+  if (n < 0 || n > end - varintEnd) throw malformed('bucket count');
+  at = varintEnd;
   if (float) {
     if (at + n * 8 > end) throw malformed('cut short');
     for (let i = 0; i < n; i++, at += 8) buckets.push(view.getFloat64(at, true));
   } else {
     for (let i = 0; i < n; i++) {
-      buckets.push(readZigzag(b, at, end));
-      if (!zigzagOk) throw malformed('bucket delta');
-      at = varEnd;
+      buckets.push(varintAt(b, at, end));
+      if (!varintOk) throw malformed('bucket delta');
+      at = varintEnd;
     }
   }
   return at;
@@ -232,7 +232,7 @@ export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHist
   p.hint = flags >>> 1;
   const r = reader;
   r.reset(b, at + 1, end);
-  p.schema = r.zigzag();
+  p.schema = r.varint();
   if (!r.ok || r.at + 16 > end) return false;
   p.zeroThreshold = readF64(b, r.at);
   const sum = readF64(b, r.at + 8);
@@ -253,7 +253,7 @@ export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHist
       else p.posSpans = spans;
     }
     for (let i = 0; i < nSpans; i++) {
-      spans[2 * i] = r.zigzag();
+      spans[2 * i] = r.varint();
       spans[2 * i + 1] = r.uvarint();
     }
     const n = r.uvarint();
@@ -264,7 +264,7 @@ export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHist
       if (side === 0) p.neg = buckets;
       else p.pos = buckets;
     }
-    for (let i = 0; i < n; i++) buckets[i] = r.zigzag();
+    for (let i = 0; i < n; i++) buckets[i] = r.varint();
     if (!r.ok) return false;
     if (side === 0) {
       p.nNegSpans = nSpans;

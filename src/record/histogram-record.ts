@@ -13,7 +13,7 @@
  * Little-endian. The head writes it by copying bodies out of the batch: no
  * histogram is encoded again to be logged.
  */
-import { MAX_VARINT_BYTES, readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from '../encoding/varint-histogram.js';
+import { MAX_VARINT_BYTES, VarintReader, putUvarint, putUvarintPadded, putVarint } from '../encoding/varint.js';
 
 const TWO_32 = 4294967296;
 
@@ -46,7 +46,7 @@ export class HistogramRecordWriter {
     }
     this.endGroup();
     this.reserve(2 * MAX_VARINT_BYTES + 5);
-    this.len = writeZigzag(this.buf, this.len, id - this.prevId);
+    this.len = putVarint(this.buf, this.len, id - this.prevId);
     this.prevId = id;
     // The count is not known yet: 5 bytes kept for it, a padded varint.
     this.countAt = this.len;
@@ -59,9 +59,9 @@ export class HistogramRecordWriter {
   sample(t: number, body: Uint8Array, at: number, end: number): void {
     const n = end - at;
     this.reserve(2 * MAX_VARINT_BYTES + n);
-    this.len = writeZigzag(this.buf, this.len, t - this.prevT);
+    this.len = putVarint(this.buf, this.len, t - this.prevT);
     this.prevT = t;
-    this.len = writeUvarint(this.buf, this.len, n);
+    this.len = putUvarint(this.buf, this.len, n);
     this.buf.set(body.subarray(at, end), this.len);
     this.len += n;
     this.count++;
@@ -84,14 +84,7 @@ export class HistogramRecordWriter {
   /** Writes the open group's count into its 5 reserved bytes (a varint padded with continuation bits). */
   private endGroup(): void {
     if (this.countAt === 0) return;
-    const b = this.buf;
-    const c = this.count;
-    const at = this.countAt;
-    b[at] = (c & 0x7f) | 0x80;
-    b[at + 1] = ((c >>> 7) & 0x7f) | 0x80;
-    b[at + 2] = ((c >>> 14) & 0x7f) | 0x80;
-    b[at + 3] = ((c >>> 21) & 0x7f) | 0x80;
-    b[at + 4] = c >>> 28;
+    putUvarintPadded(this.buf, this.countAt, this.count, 5);
     this.countAt = 0;
   }
 
@@ -119,25 +112,22 @@ export function readHistogramRecord(
   if (end <= 8) return false;
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const baseT = view.getInt32(4, true) * TWO_32 + view.getUint32(0, true);
-  let at = 8;
+  // A cursor per call, not one shared: `visit` may read another record meanwhile.
+  const r = new VarintReader();
+  r.reset(payload, 8, end);
   let id = 0;
-  while (at < end) {
-    const delta = readZigzag(payload, at, end);
-    if (!zigzagOk) return false;
-    id += delta;
-    const count = readUvarint(payload, varEnd, end);
-    if (count < 0 || id < 0 || id > 0xffffffff) return false;
-    at = varEnd;
+  while (r.at < end) {
+    id += r.varint();
+    const count = r.uvarint();
+    if (!r.ok || id < 0 || id > 0xffffffff) return false;
     let t = baseT;
     for (let k = 0; k < count; k++) {
-      const dt = readZigzag(payload, at, end);
-      if (!zigzagOk) return false;
-      t += dt;
-      const n = readUvarint(payload, varEnd, end);
-      const from = varEnd;
-      if (n < 0 || from + n > end) return false;
-      at = from + n;
-      visit(id, t, payload, from, at);
+      t += r.varint();
+      const n = r.uvarint();
+      const from = r.at;
+      if (!r.ok || from + n > end) return false;
+      r.at = from + n;
+      visit(id, t, payload, from, r.at);
     }
   }
   return true;

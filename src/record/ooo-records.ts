@@ -10,6 +10,8 @@
  * OOO_CUT: [phase u8: 1 begin, 2 end][end time i64].
  */
 
+import { putUvarintPadded, putVarint, VarintReader } from '../encoding/varint.js';
+
 const TWO_32 = 4294967296;
 
 /** OOO_CUT phases. */
@@ -53,7 +55,7 @@ export class SamplesRecordWriter {
     }
     if (id !== this.groupId) {
       this.closeGroup();
-      this.len = writeVarint(b, this.len, zigzag(id - this.prevId));
+      this.len = putVarint(b, this.len, id - this.prevId);
       this.prevId = id;
       this.groupId = id;
       // The count goes here once the group is complete: 5 bytes reserved, a varint padded as assembly/head.ts writes it.
@@ -62,7 +64,7 @@ export class SamplesRecordWriter {
       this.count = 0;
       this.prevT = this.base;
     }
-    this.len = writeVarint(b, this.len, zigzag(t - this.prevT));
+    this.len = putVarint(b, this.len, t - this.prevT);
     b.writeUInt32LE(lo >>> 0, this.len);
     b.writeUInt32LE(hi >>> 0, this.len + 4);
     this.len += 8;
@@ -86,13 +88,7 @@ export class SamplesRecordWriter {
 
   private closeGroup(): void {
     if (this.groupId < 0) return;
-    let c = this.count;
-    const b = this.buf;
-    for (let i = 0; i < 4; i++) {
-      b[this.countAt + i] = (c & 0x7f) | 0x80;
-      c = Math.floor(c / 128);
-    }
-    b[this.countAt + 4] = c;
+    putUvarintPadded(this.buf, this.countAt, this.count, 5);
     this.groupId = -1;
   }
 
@@ -114,25 +110,21 @@ export function readSamplesRecord(payload: Uint8Array, visit: (id: number, t: nu
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const base = view.getInt32(4, true) * TWO_32 + view.getUint32(0, true);
   const end = payload.length;
-  let at = 8;
+  // A cursor per call, not one shared: `visit` may read another record meanwhile.
+  const r = new VarintReader();
+  r.reset(payload, 8, end);
   let id = 0;
-  while (at < end) {
-    const dId = readVarint(payload, at, end);
-    if (dId < 0) return false;
-    at = varEnd;
-    id += unzigzag(dId);
-    const count = readVarint(payload, at, end);
-    if (count < 0 || count > (end - varEnd) / 9) return false;
-    at = varEnd;
+  while (r.at < end) {
+    id += r.varint();
+    const count = r.uvarint();
+    if (!r.ok || count > (end - r.at) / 9) return false;
     if (id < 0 || id > 0xffffffff) return false;
     let t = base;
     for (let k = 0; k < count; k++) {
-      const dt = readVarint(payload, at, end);
-      if (dt < 0 || varEnd + 8 > end) return false;
-      at = varEnd;
-      t += unzigzag(dt);
-      visit(id, t, view.getUint32(at, true), view.getUint32(at + 4, true));
-      at += 8;
+      t += r.varint();
+      if (!r.ok || r.at + 8 > end) return false;
+      visit(id, t, view.getUint32(r.at, true), view.getUint32(r.at + 4, true));
+      r.at += 8;
     }
   }
   return true;
@@ -157,40 +149,4 @@ function writeI64(b: Buffer, at: number, t: number): void {
   const hi = Math.floor(t / TWO_32);
   b.writeUInt32LE(t - hi * TWO_32, at);
   b.writeInt32LE(hi, at + 4);
-}
-
-function zigzag(x: number): number {
-  return x >= 0 ? x * 2 : -x * 2 - 1;
-}
-
-function unzigzag(z: number): number {
-  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-}
-
-/** Writes an unsigned varint (any safe integer); returns the offset after it. */
-function writeVarint(b: Buffer, at: number, x: number): number {
-  while (x >= 0x80) {
-    b[at++] = (x % 0x80) | 0x80;
-    x = Math.floor(x / 0x80);
-  }
-  b[at++] = x;
-  return at;
-}
-
-let varEnd = 0;
-
-/** An unsigned varint of up to 8 bytes (values within 2^56: times within ±2^53 ms), or -1; sets varEnd. */
-function readVarint(b: Uint8Array, at: number, end: number): number {
-  let x = 0;
-  let scale = 1;
-  for (let i = 0; i < 8 && at < end; i++) {
-    const byte = b[at++]!;
-    x += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      varEnd = at;
-      return x;
-    }
-    scale *= 128;
-  }
-  return -1;
 }

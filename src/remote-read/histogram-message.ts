@@ -15,7 +15,8 @@
  * the stale marker of a histogram lives in its sum).
  */
 import type { FloatHistogram, Histogram, Span } from '../chunkenc/histogram/types.js';
-import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { WIRE_LEN, WIRE_VARINT, lenFieldSize, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, putVarint, uvarint64Size, uvarintSize, varintSize } from '../encoding/varint.js';
 import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../chunkenc/histogram/proto-fields.js';
 
 const WIRE_FIXED64 = 1;
@@ -30,13 +31,8 @@ function zeroBits(x: number): boolean {
   return f64Words[0] === 0 && f64Words[1] === 0;
 }
 
-/** Zigzag of a safe integer (sint32 / sint64), as a non-negative number. */
-function zigzag(n: number): number {
-  return n >= 0 ? 2 * n : -2 * n - 1;
-}
-
 function spanSize(s: Span): number {
-  return (s.offset === 0 ? 0 : 1 + varintSize(zigzag(s.offset))) + (s.length === 0 ? 0 : 1 + varintSize(s.length));
+  return (s.offset === 0 ? 0 : 1 + varintSize(s.offset)) + (s.length === 0 ? 0 : 1 + uvarintSize(s.length));
 }
 
 function spansSize(spans: readonly Span[]): number {
@@ -47,24 +43,24 @@ function spansSize(spans: readonly Span[]): number {
 
 function deltasBytes(deltas: readonly number[]): number {
   let n = 0;
-  for (const d of deltas) n += varintSize(zigzag(d));
+  for (const d of deltas) n += varintSize(d);
   return n;
 }
 
 /** Bytes of the Histogram message (without its own tag and length). */
 export function histogramMessageSize(h: Histogram | FloatHistogram, float: boolean, t: number): number {
   let n = 0;
-  n += float ? 9 : 1 + varintSize(h.count);
+  n += float ? 9 : 1 + uvarintSize(h.count);
   if (!zeroBits(h.sum)) n += 9;
-  if (h.schema !== 0) n += 1 + varintSize(zigzag(h.schema));
+  if (h.schema !== 0) n += 1 + varintSize(h.schema);
   if (!zeroBits(h.zeroThreshold)) n += 9;
-  n += float ? 9 : 1 + varintSize(h.zeroCount);
+  n += float ? 9 : 1 + uvarintSize(h.zeroCount);
   n += spansSize(h.negativeSpans);
   if (h.negativeBuckets.length > 0) n += lenFieldSize(float ? 8 * h.negativeBuckets.length : deltasBytes(h.negativeBuckets));
   n += spansSize(h.positiveSpans);
   if (h.positiveBuckets.length > 0) n += lenFieldSize(float ? 8 * h.positiveBuckets.length : deltasBytes(h.positiveBuckets));
   if (h.counterResetHint !== 0) n += 2;
-  if (t !== 0) n += 1 + int64Size(t);
+  if (t !== 0) n += 1 + uvarint64Size(t);
   return n;
 }
 
@@ -78,14 +74,14 @@ function writeDouble(b: Uint8Array, at: number, x: number): number {
 function writeSpans(b: Uint8Array, at: number, field: number, spans: readonly Span[]): number {
   for (const s of spans) {
     at = writeTag(b, at, field, WIRE_LEN);
-    at = writeVarint(b, at, spanSize(s));
+    at = putUvarint(b, at, spanSize(s));
     if (s.offset !== 0) {
       at = writeTag(b, at, SPAN_FIELD.offset, WIRE_VARINT);
-      at = writeVarint(b, at, zigzag(s.offset));
+      at = putVarint(b, at, s.offset);
     }
     if (s.length !== 0) {
       at = writeTag(b, at, SPAN_FIELD.length, WIRE_VARINT);
-      at = writeVarint(b, at, s.length);
+      at = putUvarint(b, at, s.length);
     }
   }
   return at;
@@ -95,11 +91,11 @@ function writeBuckets(b: Uint8Array, at: number, field: number, buckets: readonl
   if (buckets.length === 0) return at;
   at = writeTag(b, at, field, WIRE_LEN);
   if (float) {
-    at = writeVarint(b, at, 8 * buckets.length);
+    at = putUvarint(b, at, 8 * buckets.length);
     for (const x of buckets) at = writeDouble(b, at, x);
   } else {
-    at = writeVarint(b, at, deltasBytes(buckets));
-    for (const d of buckets) at = writeVarint(b, at, zigzag(d));
+    at = putUvarint(b, at, deltasBytes(buckets));
+    for (const d of buckets) at = putVarint(b, at, d);
   }
   return at;
 }
@@ -115,7 +111,7 @@ export function writeHistogramMessage(b: Uint8Array, at: number, h: Histogram | 
     at = writeDouble(b, at, h.count);
   } else {
     at = writeTag(b, at, F.countInt, WIRE_VARINT);
-    at = writeVarint(b, at, h.count);
+    at = putUvarint(b, at, h.count);
   }
   if (!zeroBits(h.sum)) {
     at = writeTag(b, at, F.sum, WIRE_FIXED64);
@@ -123,7 +119,7 @@ export function writeHistogramMessage(b: Uint8Array, at: number, h: Histogram | 
   }
   if (h.schema !== 0) {
     at = writeTag(b, at, F.schema, WIRE_VARINT);
-    at = writeVarint(b, at, zigzag(h.schema));
+    at = putVarint(b, at, h.schema);
   }
   if (!zeroBits(h.zeroThreshold)) {
     at = writeTag(b, at, F.zeroThreshold, WIRE_FIXED64);
@@ -134,7 +130,7 @@ export function writeHistogramMessage(b: Uint8Array, at: number, h: Histogram | 
     at = writeDouble(b, at, h.zeroCount);
   } else {
     at = writeTag(b, at, F.zeroCountInt, WIRE_VARINT);
-    at = writeVarint(b, at, h.zeroCount);
+    at = putUvarint(b, at, h.zeroCount);
   }
   at = writeSpans(b, at, F.negativeSpans, h.negativeSpans);
   at = writeBuckets(b, at, float ? F.negativeCounts : F.negativeDeltas, h.negativeBuckets, float);
@@ -146,7 +142,7 @@ export function writeHistogramMessage(b: Uint8Array, at: number, h: Histogram | 
   }
   if (t !== 0) {
     at = writeTag(b, at, F.timestamp, WIRE_VARINT);
-    at = writeInt64(b, at, t);
+    at = putUvarint64(b, at, t);
   }
   return at;
 }

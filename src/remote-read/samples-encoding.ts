@@ -21,7 +21,8 @@
 import { ENCODING_FLOAT_HISTOGRAM, ENCODING_XOR, chunkSampleCount } from '../chunkenc/index.js';
 import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
 import { viewChunkBatch } from '../pool/batches.js';
-import { int64Size, lenFieldSize, WIRE_LEN, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { lenFieldSize, WIRE_LEN, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, uvarint64Size } from '../encoding/varint.js';
 import { encodeHistogramMessage } from './histogram-message.js';
 
 /**
@@ -77,7 +78,7 @@ const SAMPLE_TIMESTAMP_TAG = 0x10;
 const TWO_32 = 4294967296;
 
 /** Bytes of one Sample field in a TimeSeries: tag, length (one byte: a Sample is at most 20), value, timestamp. */
-const sampleFieldSize = (t: number): number => 2 + 9 + 1 + int64Size(t);
+const sampleFieldSize = (t: number): number => 2 + 9 + 1 + uvarint64Size(t);
 
 /**
  * Encodes the ReadResponse of `plan`: every chunk decoded, the samples of
@@ -160,13 +161,13 @@ export function encodeReadResponse(plan: SamplesPlan, codec: ChunkDecoder, histo
     const start = ranges[q * 2]!;
     const end = ranges[q * 2 + 1]!;
     at = writeTag(out, at, RESULTS, WIRE_LEN);
-    at = writeVarint(out, at, resultBytes[q]!);
+    at = putUvarint(out, at, resultBytes[q]!);
     for (let s = querySeries[q]!; s < querySeries[q + 1]!; s++) {
       if (samplesBytes[s] === 0) continue;
       const labelsFrom = labelOffsets[s]!;
       const labelsTo = labelOffsets[s + 1]!;
       at = writeTag(out, at, TIMESERIES, WIRE_LEN);
-      at = writeVarint(out, at, labelsTo - labelsFrom + samplesBytes[s]!);
+      at = putUvarint(out, at, labelsTo - labelsFrom + samplesBytes[s]!);
       out.set(plan.labels.subarray(labelsFrom, labelsTo), at);
       at += labelsTo - labelsFrom;
       for (let c = seriesChunks[s]!; c < seriesChunks[s + 1]!; c++) {
@@ -176,20 +177,20 @@ export function encodeReadResponse(plan: SamplesPlan, codec: ChunkDecoder, histo
           if (t < start) continue;
           if (t > end) break;
           at = writeTag(out, at, SAMPLES, WIRE_LEN);
-          out[at++] = 10 + int64Size(t);
+          out[at++] = 10 + uvarint64Size(t);
           out[at++] = SAMPLE_VALUE_TAG;
           // The value's eight bytes as decoded (little-endian, as fixed64 wants).
           const v = i * 8;
           for (let k = 0; k < 8; k++) out[at + k] = valueBytes[v + k]!;
           at += 8;
           out[at++] = SAMPLE_TIMESTAMP_TAG;
-          at = writeInt64(out, at, t);
+          at = putUvarint64(out, at, t);
         }
       }
       // Histograms after every sample: field 4 follows field 2, as Go writes them.
       for (const m of histogramsOf.get(s) ?? []) {
         at = writeTag(out, at, HISTOGRAMS, WIRE_LEN);
-        at = writeVarint(out, at, m.length);
+        at = putUvarint(out, at, m.length);
         out.set(m, at);
         at += m.length;
       }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, basename } from 'node:path';
-import { writeFileDurably } from '../blocks/encoding.js';
+import { writeFileDurably } from '../files/durable.js';
 import { isUlid } from '../blocks/ulid.js';
 
 /** Thanos' name for the shipper's record in the data directory. */

@@ -2,6 +2,7 @@ import { crc32c } from '@node-rs/crc32';
 import { compressSync } from 'snappy';
 import { ChunkedReadResponse, ReadRequest, ReadRequest_ResponseType } from '../gen/prometheus/remote.js';
 import type { LabelMatcher } from '../index/types.js';
+import { MAX_VARINT64_BYTES, readUvarint, type VarintRead } from '../encoding/varint.js';
 import type { StoredChunk } from '../query/types.js';
 
 /** One series of a STREAMED_XOR_CHUNKS answer: labels flat, sorted, and its chunks as Prometheus stored them. */
@@ -12,6 +13,8 @@ export interface StreamedSeries {
 
 /** Longest frame taken: Prometheus sends about 1 MiB; a frame past this is a broken stream. */
 const MAX_FRAME_BYTES = 64 << 20;
+
+const frameLength: VarintRead = { value: 0, next: 0 };
 
 /** Thrown when Prometheus answers a remote read with an error or a broken stream. */
 export class RemoteReadError extends Error {
@@ -98,16 +101,11 @@ export async function* remoteReadStream(
 
 /** The next whole frame in `b`, or undefined when more bytes are needed. */
 function nextFrame(b: Buffer, url: string): { body: Uint8Array; end: number } | undefined {
-  let len = 0;
-  let scale = 1;
-  let at = 0;
-  for (;;) {
-    if (at >= b.length) return undefined;
-    if (at >= 10) throw new RemoteReadError(`remote read from ${url}: bad frame length`);
-    const c = b[at++]!;
-    len += (c & 0x7f) * scale;
-    if (c < 0x80) break;
-    scale *= 0x80;
+  const { value: len, next: at } = readUvarint(b, 0, Math.min(b.length, MAX_VARINT64_BYTES), frameLength);
+  if (at < 0) {
+    // Cut short by what has arrived so far, or no length at all.
+    if (b.length < MAX_VARINT64_BYTES) return undefined;
+    throw new RemoteReadError(`remote read from ${url}: bad frame length`);
   }
   if (len > MAX_FRAME_BYTES) throw new RemoteReadError(`remote read from ${url}: a frame of ${len} bytes is past the limit`);
   if (b.length < at + 4 + len) return undefined;

@@ -2,7 +2,7 @@ import { threadCodec } from '../chunkenc/index.js';
 import { decodeHistogramChunk, encodeHistogramChunks } from '../chunkenc/chunk-samples.js';
 import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import type { LabelMatcher } from '../index/types.js';
-import { compareLabels } from '../encoding/utf8-order.js';
+import { compareLabels } from '../encoding/utf8.js';
 import { matchesValue } from '../index/label-matcher.js';
 import { compareUtf8 } from '../index/index.js';
 import type { ByteArena } from '../query/byte-arena.js';

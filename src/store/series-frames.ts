@@ -1,6 +1,7 @@
 import { ENCODING_XOR, thanosChunkEncoding } from '../chunkenc/encoding.js';
 import type { StoredChunk } from '../query/types.js';
-import { WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint } from '../encoding/proto-writer.js';
+import { WIRE_LEN, WIRE_VARINT, lenFieldSize, writeTag } from '../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, uvarint64Size, uvarintSize } from '../encoding/varint.js';
 
 /**
  * Thanos splits a long series into frames of about this size; one frame
@@ -29,7 +30,7 @@ function chunkType(c: StoredChunk): number {
 /** The raw Chunk message's size. */
 function rawChunkSize(c: StoredChunk): number {
   const type = chunkType(c);
-  return lenFieldSize(c.data.length) + (type === 0 ? 0 : 1 + varintSize(type));
+  return lenFieldSize(c.data.length) + (type === 0 ? 0 : 1 + uvarintSize(type));
 }
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
@@ -127,12 +128,12 @@ function writeLabelsSlowly(labels: readonly string[]): number {
     const nameLen = utf8(name);
     const valueLen = utf8(value);
     at = writeTag(b, at, SERIES_LABELS, WIRE_LEN);
-    at = writeVarint(b, at, lenFieldSize(nameLen) + lenFieldSize(valueLen));
+    at = putUvarint(b, at, lenFieldSize(nameLen) + lenFieldSize(valueLen));
     at = writeTag(b, at, LABEL_NAME, WIRE_LEN);
-    at = writeVarint(b, at, nameLen);
+    at = putUvarint(b, at, nameLen);
     at += b.write(name, at, 'utf8');
     at = writeTag(b, at, LABEL_VALUE, WIRE_LEN);
-    at = writeVarint(b, at, valueLen);
+    at = putUvarint(b, at, valueLen);
     at += b.write(value, at, 'utf8');
   }
   return at;
@@ -147,7 +148,7 @@ let aggrSizes = new Int32Array(64);
 
 function aggrChunkSize(c: StoredChunk): number {
   const raw = rawChunkSize(c);
-  return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + lenFieldSize(raw);
+  return 1 + uvarint64Size(c.minT) + 1 + uvarint64Size(c.maxT) + lenFieldSize(raw);
 }
 
 /**
@@ -187,26 +188,26 @@ function encodeFrame(
   const seriesSize = labelBytes + chunkBytes;
   const b = alloc(lenFieldSize(seriesSize));
   let at = writeTag(b, 0, RESPONSE_SERIES, WIRE_LEN);
-  at = writeVarint(b, at, seriesSize);
+  at = putUvarint(b, at, seriesSize);
   scratch.copy(b, at, 0, labelBytes);
   at += labelBytes;
   for (let i = from; i < to; i++) {
     const c = chunks[i]!;
     at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);
-    at = writeVarint(b, at, aggrSizes[i]!);
+    at = putUvarint(b, at, aggrSizes[i]!);
     at = writeTag(b, at, AGGR_MIN_TIME, WIRE_VARINT);
-    at = writeInt64(b, at, c.minT);
+    at = putUvarint64(b, at, c.minT);
     at = writeTag(b, at, AGGR_MAX_TIME, WIRE_VARINT);
-    at = writeInt64(b, at, c.maxT);
+    at = putUvarint64(b, at, c.maxT);
     at = writeTag(b, at, AGGR_RAW, WIRE_LEN);
-    at = writeVarint(b, at, rawChunkSize(c));
+    at = putUvarint(b, at, rawChunkSize(c));
     const type = chunkType(c);
     if (type !== 0) {
       at = writeTag(b, at, CHUNK_TYPE, WIRE_VARINT);
-      at = writeVarint(b, at, type);
+      at = putUvarint(b, at, type);
     }
     at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
-    at = writeVarint(b, at, c.data.length);
+    at = putUvarint(b, at, c.data.length);
     b.set(c.data, at);
     at += c.data.length;
   }
@@ -218,7 +219,7 @@ export function encodeWarningFrame(warning: string, alloc: (size: number) => Buf
   const len = utf8(warning);
   const b = alloc(lenFieldSize(len));
   let at = writeTag(b, 0, RESPONSE_WARNING, WIRE_LEN);
-  at = writeVarint(b, at, len);
+  at = putUvarint(b, at, len);
   b.write(warning, at, 'utf8');
   return b;
 }

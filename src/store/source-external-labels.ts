@@ -1,4 +1,4 @@
-import { compareLabels, compareLabelsNative } from '../encoding/utf8-order.js';
+import { compareLabels, compareLabelsNative } from '../encoding/utf8.js';
 import { compareUtf8 } from '../index/index.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';

@@ -6,9 +6,9 @@
 import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncDir } from '../files/durable.js';
 import { FRAME_HEADER_BYTES, KIND_CHECKPOINT, checkpointName, checkpointTempName } from './format.js';
 import { allocFrameHeader, encodeFileHeader, encodeFrameHeader } from './frame.js';
-import { syncDir } from './durable.js';
 import { writeStalled } from './errors.js';
 import { checkRecordType, partsAfter, payloadLength } from './record-input.js';
 import type { WalPayload, WalRecord } from './record-input.js';

@@ -5,6 +5,7 @@
  */
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isZero } from '../encoding/bytes.js';
 import { corruption, missingSegments } from './errors.js';
 import { listWalDir } from './dir.js';
 import { FILE_HEADER_BYTES, KIND_CHECKPOINT, KIND_SEGMENT, checkpointName, segmentName } from './format.js';
@@ -71,10 +72,6 @@ async function truncateDurably(path: string, length: number): Promise<void> {
   }
 }
 
-function isZero(buf: Buffer): boolean {
-  return buf.every((b) => b === 0);
-}
-
 /** Replays checkpoint `n` at `path`, strictly: it was written whole before its rename. Returns its size. */
 async function replayCheckpoint(reader: FileReader, path: string, n: number, sink: ReplaySink): Promise<number> {
   const buf = await reader.read(path);
@@ -101,7 +98,7 @@ async function replaySegment(
   if (problem !== undefined) {
     // Cut short, or all zeros: a crash right after the segment was created,
     // before it held a record. Anything else in a bad header is damage.
-    if (last && (buf.byteLength < FILE_HEADER_BYTES || isZero(buf))) {
+    if (last && (buf.byteLength < FILE_HEADER_BYTES || isZero(buf, 0, buf.byteLength))) {
       await rm(path);
       log.warn({ file: path, offset: 0, bytesDropped: buf.byteLength, reason: problem }, 'removed the last WAL segment: its header is torn');
       return undefined;

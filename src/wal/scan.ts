@@ -5,6 +5,7 @@
 import {
   FILE_HEADER_BYTES, FRAME_CRC, FRAME_HEADER_BYTES, FRAME_HEADER_CRC, FRAME_LENGTH, FRAME_TYPE, MAX_PAYLOAD_BYTES,
 } from './format.js';
+import { isZero } from '../encoding/bytes.js';
 import { frameHeaderCrc, frameRecordCrc } from './frame.js';
 
 /** Where and why reading stopped before the end of the file. */
@@ -26,11 +27,6 @@ export interface ScanFailure {
  */
 export type RecordSink = (type: number, payload: Uint8Array) => void;
 
-function allZero(buf: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (buf[i] !== 0) return false;
-  return true;
-}
-
 /**
  * Calls `sink` for every record of `buf[FILE_HEADER_BYTES, length)` in order
  * and returns undefined if all of it is records, else the first failure.
@@ -45,13 +41,13 @@ export function scanRecords(buf: Buffer, length: number, sink: RecordSink): Scan
     }
     const type = buf[off + FRAME_TYPE] ?? 0;
     if (type === 0) {
-      return allZero(buf, off, length)
+      return isZero(buf, off, length)
         ? { offset: off, reason: 'zero bytes where a record should start', tornLike: true }
         : { offset: off, reason: 'record type 0', tornLike: false };
     }
     const headerCrc = frameHeaderCrc(buf, off);
     if (headerCrc !== buf.readUInt32BE(off + FRAME_HEADER_CRC)) {
-      return { offset: off, reason: 'record header checksum mismatch', tornLike: allZero(buf, off + FRAME_HEADER_BYTES, length) };
+      return { offset: off, reason: 'record header checksum mismatch', tornLike: isZero(buf, off + FRAME_HEADER_BYTES, length) };
     }
     const payloadBytes = buf.readUInt32BE(off + FRAME_LENGTH);
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
@@ -62,7 +58,7 @@ export function scanRecords(buf: Buffer, length: number, sink: RecordSink): Scan
       return { offset: off, reason: `record of ${payloadBytes} payload bytes runs ${end - length} bytes past the end of the file`, tornLike: true };
     }
     if (frameRecordCrc(buf, off, payloadBytes, headerCrc) !== buf.readUInt32BE(off + FRAME_CRC)) {
-      return { offset: off, reason: 'record checksum mismatch', tornLike: allZero(buf, end, length) };
+      return { offset: off, reason: 'record checksum mismatch', tornLike: isZero(buf, end, length) };
     }
     sink(type, buf.subarray(off + FRAME_HEADER_BYTES, end));
     off = end;

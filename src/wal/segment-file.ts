@@ -7,7 +7,7 @@ import { close, closeSync, ftruncateSync, openSync, unlinkSync, writevSync } fro
 import { join } from 'node:path';
 import { KIND_SEGMENT, segmentName } from './format.js';
 import { encodeFileHeader } from './frame.js';
-import { syncData } from './durable.js';
+import { syncData } from '../files/durable.js';
 import { partsAfter } from './record-input.js';
 import { writeStalled } from './errors.js';
 

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeCheckpointFile } from './checkpoint-file.js';
-import { syncDir } from './durable.js';
+import { syncDir } from '../files/durable.js';
 import { badCheckpoint, walClosed, walFailed } from './errors.js';
 import { FILE_HEADER_BYTES, FRAME_HEADER_BYTES, checkpointName, segmentName } from './format.js';
 import { allocFrameHeader, encodeFrameHeader } from './frame.js';

@@ -12,7 +12,8 @@ import { after, describe, test } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { chunkSampleCount, removeTmpBlockDirs, writeBlock } from '../../src/blocks/block-writer.js';
 import { ChunkWriter, DEFAULT_SEGMENT_BYTES, splitChunkRef } from '../../src/blocks/chunk-writer.js';
-import { ByteBuffer, putVarint, readUvarint, readVarintSigned, varintSizeSigned } from '../../src/blocks/encoding.js';
+import { ByteBuffer } from '../../src/encoding/byte-buffer.js';
+import { putVarint, readUvarint, readVarint, varintSize } from '../../src/encoding/varint.js';
 import { IndexWriter } from '../../src/blocks/index-writer.js';
 import { encodeMeta, readMetaFile, writeMetaFile } from '../../src/blocks/meta.js';
 import { addInterval, parseTombstones, readTombstones, writeEmptyTombstones } from '../../src/blocks/tombstones.js';
@@ -771,10 +772,10 @@ describe('encoding', () => {
     for (const v of values) {
       const end = putVarint(buf, 0, v);
       assert.deepEqual([...buf.subarray(0, end)], goVarint(BigInt(v)), `varint ${v}`);
-      assert.equal(varintSizeSigned(v), end);
-      readVarintSigned(buf, 0, end, r);
+      assert.equal(varintSize(v), end);
+      readVarint(buf, 0, end, r);
       assert.deepEqual([r.value, r.next], [v, end]);
-      assert.equal(readVarintSigned(buf, 0, end - 1, r).next, -1, 'truncated');
+      assert.equal(readVarint(buf, 0, end - 1, r).next, -1, 'truncated');
     }
     const b = new ByteBuffer();
     b.uvarint(300);

@@ -8,7 +8,7 @@ import type { Db } from '../../src/db/db.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { readMetaFile } from '../../src/blocks/meta.js';
 import { rejectionError } from '../../src/ingest/rejections.js';
-import { compareLabels } from '../../src/encoding/utf8-order.js';
+import { compareLabels } from '../../src/encoding/utf8.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 
 const tmp = tempDir();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { FloatHistogram, Histogram } from '../../src/chunkenc/histogram/types.js';
 import { HistogramFields } from '../../src/chunkenc/histogram/fields.js';
 import { decodeBody, fieldsOf, maxBodyBytes, MalformedBodyError, writeBody } from '../../src/record/histogram-body.js';
-import { readUvarint, readZigzag, varEnd, writeUvarint, writeZigzag, zigzagOk } from '../../src/encoding/varint-histogram.js';
+import { putUvarint, putVarint, uvarintAt, varintAt, varintEnd, varintOk } from '../../src/encoding/varint.js';
 import { HistogramRecordWriter, readHistogramRecord } from '../../src/record/histogram-record.js';
 
 const H: Histogram = {
@@ -29,12 +29,12 @@ function body(h: Histogram | FloatHistogram, float: boolean): Uint8Array {
 test('varints: unsigned to 2^53 - 1 and zigzag to ±(2^53 - 1), exactly, both ways', () => {
   const b = new Uint8Array(16);
   for (const n of [0, 1, 127, 128, 2 ** 31, 2 ** 32 + 5, 2 ** 53 - 1]) {
-    const end = writeUvarint(b, 0, n);
-    assert.equal(readUvarint(b, 0, end), n);
-    assert.equal(varEnd, end);
+    const end = putUvarint(b, 0, n);
+    assert.equal(uvarintAt(b, 0, end), n);
+    assert.equal(varintEnd, end);
   }
   for (const n of [0, -1, 1, -64, 63, -65, 64, -(2 ** 31), 2 ** 40 + 3, -(2 ** 53 - 1), 2 ** 53 - 1]) {
-    const end = writeZigzag(b, 0, n);
+    const end = putVarint(b, 0, n);
     // Against the zigzag of BigInt arithmetic, byte for byte.
     const zz = n >= 0 ? BigInt(n) * 2n : -BigInt(n) * 2n - 1n;
     const want: number[] = [];
@@ -46,10 +46,10 @@ test('varints: unsigned to 2^53 - 1 and zigzag to ±(2^53 - 1), exactly, both wa
       want.push(Number(x & 127n) | 128);
     }
     assert.deepEqual([...b.subarray(0, end)], want, `zigzag(${n})`);
-    assert.equal(readZigzag(b, 0, end), n);
-    assert.ok(zigzagOk);
+    assert.equal(varintAt(b, 0, end), n);
+    assert.ok(varintOk);
   }
-  assert.equal(readUvarint(Uint8Array.of(0x80), 0, 1), -1, 'cut short');
+  assert.equal(uvarintAt(Uint8Array.of(0x80), 0, 1), -1, 'cut short');
 });
 
 test('histogram bodies: integer and float histograms come back field for field, extremes included', () => {

@@ -13,7 +13,7 @@ import { readMetaFile } from '../../src/blocks/meta.js';
 import { rejectionError } from '../../src/ingest/rejections.js';
 import { SamplesRejectedError } from '../../src/errors/write-errors.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
-import { compareLabels } from '../../src/encoding/utf8-order.js';
+import { compareLabels } from '../../src/encoding/utf8.js';
 import type { SelectedSeries } from '../../src/query/types.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 import { onPath, parseDump, runPromtool, sameFloat } from '../support/promtool-dump.js';

@@ -1,26 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FRAME_HEADER_SIZE, HEADER_SIZE, MAGIC, MAX_PAYLOAD } from '../../src/docstore/format.js';
-import { frameRead, hasFrameIn, isZero, nonZeroEnd, readFrame, sealFrame } from '../../src/docstore/frame.js';
+import { isZero, nonZeroEnd } from '../../src/encoding/bytes.js';
+import { frameRead, hasFrameIn, readFrame, sealFrame } from '../../src/docstore/frame.js';
 import { decodeHeader, encodeHeader } from '../../src/docstore/header.js';
 import { decodeOps, encodeOpsFrame, type EncodedOp } from '../../src/docstore/ops-codec.js';
-import { readVarint, varintSize, writeVarint } from '../../src/docstore/varint.js';
+import { putUvarint, readUvarint, uvarintSize } from '../../src/encoding/varint.js';
 
 describe('varint', () => {
   test('round-trips integers up to 2^53 - 1 in the bytes varintSize says', () => {
     for (const v of [0, 1, 127, 128, 300, 2 ** 32 - 1, 2 ** 32, 2 ** 49 + 7, Number.MAX_SAFE_INTEGER]) {
       const buf = new Uint8Array(10);
-      const end = writeVarint(buf, 0, v);
-      assert.equal(end, varintSize(v), `size of ${v}`);
-      assert.deepEqual(readVarint(buf, 0, end, { value: 0, next: 0 }), { value: v, next: end });
+      const end = putUvarint(buf, 0, v);
+      assert.equal(end, uvarintSize(v), `size of ${v}`);
+      assert.deepEqual(readUvarint(buf, 0, end, { value: 0, next: 0 }), { value: v, next: end });
     }
   });
 
   test('rejects a varint cut short, too long, or past 2^53', () => {
     const out = { value: 0, next: 0 };
-    assert.equal(readVarint(Uint8Array.of(0x80, 0x80), 0, 2, out).next, -1);
-    assert.equal(readVarint(new Uint8Array(9).fill(0x80), 0, 9, out).next, -1);
-    assert.equal(readVarint(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), 0, 8, out).next, -1);
+    assert.equal(readUvarint(Uint8Array.of(0x80, 0x80), 0, 2, out).next, -1);
+    assert.equal(readUvarint(new Uint8Array(9).fill(0x80), 0, 9, out).next, -1);
+    assert.equal(readUvarint(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), 0, 8, out).next, -1);
   });
 });
 

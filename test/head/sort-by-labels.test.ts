@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sortByLabels } from '../../src/head/head-reader.js';
-import { compareLabels } from '../../src/encoding/utf8-order.js';
+import { compareLabels } from '../../src/encoding/utf8.js';
 
 /** Random label sets over few names and values, surrogates and U+E000..U+FFFF among them when asked. */
 function randomSets(n: number, seed: number, astral: boolean): { labels: string[]; i: number }[] {

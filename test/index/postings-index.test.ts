@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PostingsIndex } from '../../src/index/postings-index.js';
-import { compareUtf8 } from '../../src/encoding/utf8-order.js';
+import { compareUtf8 } from '../../src/encoding/utf8.js';
 import { rng } from '../support/series.js';
 import { randomSeries, randomValue } from './random-labels.js';
 

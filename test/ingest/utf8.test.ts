@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { test } from 'node:test';
-import { invalidUtf8At } from '../../src/encoding/utf8-valid.js';
+import { invalidUtf8At } from '../../src/encoding/utf8.js';
 import { rng } from '../support/series.js';
 
 const at = (...bytes: number[]): number => invalidUtf8At(Uint8Array.from(bytes), 0, bytes.length);

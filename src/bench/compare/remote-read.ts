@@ -13,6 +13,7 @@ import { crc32c } from '@node-rs/crc32';
 import { compressSync, uncompressSync } from 'snappy';
 import { ChunkedReadResponse, ReadRequest, ReadRequest_ResponseType, ReadResponse } from '../../gen/prometheus/remote.js';
 import type { LabelMatcher } from '../../gen/prometheus/types.js';
+import { readUvarint, type VarintRead } from '../../encoding/varint.js';
 
 export interface ReadAnswer {
   /** Request sent to last byte received. */
@@ -55,6 +56,8 @@ export async function remoteRead(url: string, matchers: LabelMatcher[], startMs:
   return { ms, bytes: answer.length, series, chunks: 0, samples };
 }
 
+const frameLength: VarintRead = { value: 0, next: 0 };
+
 function countFrames(buf: Buffer): { series: number; chunks: number; samples: number } {
   let at = 0;
   let series = 0;
@@ -62,14 +65,9 @@ function countFrames(buf: Buffer): { series: number; chunks: number; samples: nu
   let samples = 0;
   let lastLabels = '';
   while (at < buf.length) {
-    let len = 0;
-    let shift = 0;
-    for (;;) {
-      const b = buf[at++]!;
-      len += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) break;
-    }
+    const { value: len, next } = readUvarint(buf, at, buf.length, frameLength);
+    if (next < 0) throw new Error('remote read: bad frame length');
+    at = next;
     const crc = buf.readUInt32BE(at);
     const message = buf.subarray(at + 4, at + 4 + len);
     at += 4 + len;

@@ -19,6 +19,7 @@
 import { compressSync } from 'snappy';
 import type { Catalogue } from './catalogue.js';
 import { HistogramStepper, histogramSlots } from './histograms.js';
+import { putUvarint, uvarintSize } from '../../encoding/varint.js';
 import { labelBytes, lengthDelimited } from './protobuf.js';
 import { ValueStepper } from './values.js';
 
@@ -76,25 +77,6 @@ export class EncodingStoppedError extends Error {
 /** The load would not fit the memory allowed for it. */
 export class LoadTooLargeError extends Error {
   override readonly name = 'LoadTooLargeError';
-}
-
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
-
-/** Writes `n` as a varint at `at`; returns the offset after it. */
-function putVarint(buf: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    buf[at++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  buf[at++] = n;
-  return at;
 }
 
 /** The TimeSeries label fields (labels = 1, repeated) of series i in `generation`. */
@@ -184,32 +166,32 @@ export async function encodePlan(o: PlanOptions): Promise<EncodedPlan> {
           sampleLen = sample.length;
           histograms++;
         } else {
-          sampleLen = 1 + 8 + 1 + varintLength(ts); // value (fixed64), timestamp (varint)
+          sampleLen = 1 + 8 + 1 + uvarintSize(ts); // value (fixed64), timestamp (varint)
           floats++;
         }
-        const body = lb.length + 1 + varintLength(sampleLen) + sampleLen;
-        const need = at + 1 + varintLength(body) + body;
+        const body = lb.length + 1 + uvarintSize(sampleLen) + sampleLen;
+        const need = at + 1 + uvarintSize(body) + body;
         if (need > scratch.length) {
           const bigger = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
           scratch.copy(bigger, 0, 0, at);
           scratch = bigger;
         }
         scratch[at++] = 0x0a; // WriteRequest.timeseries = 1
-        at = putVarint(scratch, at, body);
+        at = putUvarint(scratch, at, body);
         at += lb.copy(scratch, at);
         if (sample !== undefined) {
           scratch[at++] = 0x22; // TimeSeries.histograms = 4
-          at = putVarint(scratch, at, sampleLen);
+          at = putUvarint(scratch, at, sampleLen);
           scratch.set(sample, at);
           at += sampleLen;
         } else {
           scratch[at++] = 0x12; // TimeSeries.samples = 2
-          at = putVarint(scratch, at, sampleLen);
+          at = putUvarint(scratch, at, sampleLen);
           scratch[at++] = 0x09; // Sample.value = 1, fixed64
           scratch.writeDoubleLE(value[i]!, at);
           at += 8;
           scratch[at++] = 0x10; // Sample.timestamp = 2, varint
-          at = putVarint(scratch, at, ts);
+          at = putUvarint(scratch, at, ts);
         }
       }
       // compressSync hands back a buffer sized for the worst case; keep an

@@ -8,30 +8,13 @@
  * {timeseries = 1}; TimeSeries {labels = 1, samples = 2}; Label {name = 1,
  * value = 2}; Sample {value = 1 (double), timestamp = 2 (int64)}.
  */
-
-/** Bytes of `n` (a non-negative safe integer) as a protobuf varint. */
-export function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return out;
-}
-
-/** Writes `n` as a varint of exactly `width` bytes at `at` (the caller checked it fits). */
-export function writeVarintAt(buf: Uint8Array, at: number, n: number, width: number): void {
-  for (let k = 0; k < width - 1; k++) {
-    buf[at + k] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  buf[at + width - 1] = n;
-}
+import { putUvarint, uvarintSize } from '../../encoding/varint.js';
 
 /** A length-delimited field: tag, length, body. */
 export function lengthDelimited(field: number, body: ArrayLike<number>): number[] {
-  return [(field << 3) | 2, ...varint(body.length), ...Array.from(body)];
+  const length = new Uint8Array(uvarintSize(body.length));
+  putUvarint(length, 0, body.length);
+  return [(field << 3) | 2, ...length, ...Array.from(body)];
 }
 
 /** A Label message's bytes: name = 1, value = 2. */

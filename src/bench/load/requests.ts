@@ -12,7 +12,8 @@
  * template is compressed (snappy block format, napi-rs `snappy`).
  */
 import { compressSync } from 'snappy';
-import { labelBytes, lengthDelimited, varint, writeVarintAt } from './protobuf.js';
+import { putUvarintPadded, uvarintSize } from '../../encoding/varint.js';
+import { labelBytes, lengthDelimited } from './protobuf.js';
 import type { Catalogue } from './catalogue.js';
 import { ValueStepper } from './values.js';
 
@@ -80,9 +81,9 @@ function buildTemplate(cat: Catalogue, first: number, end: number, tsWidth: numb
 /** Encodes the whole load; memory is about the compressed size (printed by the caller). */
 export function encodeLoad(cat: Catalogue, options: LoadOptions): EncodedLoad {
   const { start, scrapes, perRequest } = options;
-  const tsWidth = varint(start).length;
+  const tsWidth = uvarintSize(start);
   const lastTime = start + (scrapes + 1) * 15_000;
-  if (varint(lastTime).length !== tsWidth) throw new Error(`timestamps ${start}..${lastTime} do not share one varint width; pick another start`);
+  if (uvarintSize(lastTime) !== tsWidth) throw new Error(`timestamps ${start}..${lastTime} do not share one varint width; pick another start`);
   const templates: Template[] = [];
   for (let first = 0; first < cat.count; first += perRequest) templates.push(buildTemplate(cat, first, Math.min(cat.count, first + perRequest), tsWidth));
 
@@ -102,7 +103,7 @@ export function encodeLoad(cat: Catalogue, options: LoadOptions): EncodedLoad {
       for (let k = 0; k < valueAt.length; k++) {
         bytes.writeDoubleLE(values[first + k]!, valueAt[k]!);
         const ts = times[first + k]!;
-        writeVarintAt(bytes, timeAt[k]!, ts, tsWidth);
+        putUvarintPadded(bytes, timeAt[k]!, ts, tsWidth);
         if (ts < minTime) minTime = ts;
         if (ts > maxTime) maxTime = ts;
       }

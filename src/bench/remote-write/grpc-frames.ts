@@ -16,6 +16,7 @@
  */
 import { uncompressSync } from 'snappy';
 import { encodeSnappyFramed } from '../../encoding/snappy-framed.js';
+import { putUvarint, uvarintSize } from '../../encoding/varint.js';
 import { LoadTooLargeError } from '../load/plan.js';
 
 /**
@@ -32,15 +33,10 @@ const PREFIX_BYTES = 5;
 export function tenantField(tenant: string | undefined): Buffer {
   if (tenant === undefined || tenant === '') return Buffer.alloc(0);
   const name = Buffer.from(tenant, 'utf8');
-  const len: number[] = [];
-  for (let n = name.length; ; n = Math.floor(n / 0x80)) {
-    if (n < 0x80) {
-      len.push(n);
-      break;
-    }
-    len.push((n % 0x80) | 0x80);
-  }
-  return Buffer.concat([Buffer.from([0x12, ...len]), name]);
+  const field = Buffer.allocUnsafe(1 + uvarintSize(name.length) + name.length);
+  field[0] = 0x12;
+  name.copy(field, putUvarint(field, 1, name.length));
+  return field;
 }
 
 /**

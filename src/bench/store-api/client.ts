@@ -9,6 +9,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { LabelNamesResponse, LabelValuesResponse, StoreService, type LabelNamesRequest, type LabelValuesRequest, type SeriesRequest } from '../../gen/thanos/store/rpc.js';
+import { readUvarint, type VarintRead } from '../../encoding/varint.js';
 import type { Outcome } from '../run/answers.js';
 import type { GrpcClientTls } from './options.js';
 
@@ -45,17 +46,7 @@ export function connect(addr: string, tls?: GrpcClientTls): grpc.Client {
   });
 }
 
-function readVarint(b: Buffer, at: number): [number, number] {
-  let n = 0;
-  let shift = 0;
-  for (let k = 0; k < 10 && at < b.length; k++) {
-    const x = b[at++]!;
-    n += (x & 0x7f) * 2 ** shift;
-    if (x < 0x80) return [n, at];
-    shift += 7;
-  }
-  return [n, at];
-}
+const field: VarintRead = { value: 0, next: 0 };
 
 /**
  * Scans a SeriesResponse: field 1 series (Series { labels = 1, chunks = 2 }),
@@ -64,18 +55,19 @@ function readVarint(b: Buffer, at: number): [number, number] {
  */
 export function scanSeriesFrame(b: Buffer): { labelsStart: number; labelsEnd: number; chunks: number } | undefined {
   if (b.length === 0 || b[0] !== 0x0a) return undefined;
-  let [len, at] = readVarint(b, 1);
-  const end = Math.min(b.length, at + len);
+  readUvarint(b, 1, b.length, field);
+  // A length that cannot be read leaves nothing to scan.
+  let at = field.next < 0 ? b.length : field.next;
+  const end = Math.min(b.length, at + field.value);
   const labelsStart = at;
   let labelsEnd = at;
   let chunks = 0;
   // Bounded by the frame's length: each turn moves past one field.
   while (at < end) {
     const tag = b[at]!;
-    let fieldLen: number;
-    [fieldLen, at] = readVarint(b, at + 1);
     if ((tag & 7) !== 2) break; // Series has only length-delimited fields
-    at += fieldLen;
+    if (readUvarint(b, at + 1, b.length, field).next < 0) break;
+    at = field.next + field.value;
     if (tag === 0x0a) labelsEnd = at;
     else if (tag === 0x12) chunks++;
   }

@@ -1,3 +1,4 @@
+import { MAX_VARINT64_BYTES, putUvarint64, putVarint, readUvarint64, VARINT_CUT_SHORT, type Uvarint64Read } from '../../encoding/varint.js';
 import { BitReader, BitWriter } from '../bstream.js';
 import { ENCODING_XOR } from '../encoding.js';
 import type { Samples, XorCodec } from './codec.js';
@@ -35,12 +36,16 @@ function writeTimestamp(i32: Int32Array, i: number, t: number): void {
   i32[2 * i + 1] = hi;
 }
 
-function writeUvarint(w: BitWriter, x: bigint): void {
-  while (x >= 0x80n) {
-    w.write(Number(x & 0x7fn) | 0x80, 8);
-    x >>= 7n;
-  }
-  w.write(Number(x), 8);
+/**
+ * A varint on its way to the bit writer or from the bit reader: the stream
+ * holds it byte-wise, aligned or not, and encoding/varint.ts codes it.
+ */
+const scratch = new Uint8Array(MAX_VARINT64_BYTES);
+const read: Uvarint64Read = { value: 0n, next: 0 };
+
+/** Writes bytes [0, end) of `scratch`. */
+function writeScratch(w: BitWriter, end: number): void {
+  for (let k = 0; k < end; k++) w.write(scratch[k]!, 8);
 }
 
 /** Writes 64 bits given as halves. */
@@ -69,13 +74,13 @@ class TsXorAppender {
     if (this.count >= MAX_SAMPLES) throw chunkFull(MAX_SAMPLES);
     const w = this.w;
     if (this.count === 0) {
-      writeUvarint(w, t >= 0 ? BigInt(t) * 2n : BigInt(-t) * 2n - 1n);
+      writeScratch(w, putVarint(scratch, 0, t));
       write64(w, hi, lo);
       this.padByte = true;
     } else {
       const d = t - this.t;
       if (this.count === 1) {
-        writeUvarint(w, BigInt.asUintN(64, BigInt(d)));
+        writeScratch(w, putUvarint64(scratch, 0, d));
       } else {
         const dod = d - this.tDelta;
         if (dod === 0) w.write(0, 1);
@@ -142,15 +147,16 @@ class TsXorAppender {
   }
 }
 
-function readUvarint(r: BitReader, index: number): bigint {
-  let x = 0n;
-  for (let shift = 0n; ; shift += 7n) {
-    if (r.left() < 8) throw decodeError('truncated', index);
-    const b = r.read(8);
-    if (shift === 63n && b > 1) throw decodeError('bad-varint', index);
-    x |= BigInt(b & 0x7f) << shift;
-    if (b < 0x80) return x;
-  }
+/** The uint64 the next bytes of `r` hold as an uvarint (Go's binary.ReadUvarint). */
+function readUint64(r: BitReader, index: number): bigint {
+  const start = r.pos;
+  const n = Math.min(MAX_VARINT64_BYTES, Math.floor(r.left() / 8));
+  for (let k = 0; k < n; k++) scratch[k] = r.read(8);
+  const { next } = readUvarint64(scratch, 0, n, read);
+  if (next === VARINT_CUT_SHORT) throw decodeError('truncated', index);
+  if (next < 0) throw decodeError('bad-varint', index);
+  r.pos = start + 8 * next;
+  return read.value;
 }
 
 function need(r: BitReader, bits: number, index: number): void {
@@ -189,14 +195,14 @@ export class TsXorCodec implements XorCodec {
     let trailing = 0;
     for (let i = 0; i < n; i++) {
       if (i === 0) {
-        const z = readUvarint(r, i);
+        const z = readUint64(r, i);
         t = Number((z >> 1n) ^ -(z & 1n));
         need(r, 64, i);
         vHi = r.read(32);
         vLo = r.read(32);
       } else {
         if (i === 1) {
-          tDelta = Number(BigInt.asIntN(64, readUvarint(r, i)));
+          tDelta = Number(BigInt.asIntN(64, readUint64(r, i)));
         } else {
           let ones = 0;
           while (ones < 4) {

@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.js';
-import { compareLabels } from '../../encoding/utf8-order.js';
+import { compareLabels } from '../../encoding/utf8.js';
 import { compareUtf8, InvalidMatcherError, MatchType, type LabelMatcher } from '../../index/index.js';
 import type { RequestContext, RouteSpec } from '../route.js';
 import { apiHandler, success } from './api-reply.js';

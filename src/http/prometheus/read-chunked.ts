@@ -12,9 +12,8 @@
 import { crc32c } from '@node-rs/crc32';
 import { ENCODING_XOR, remoteReadChunkEncoding } from '../../chunkenc/encoding.js';
 import type { StoredChunk } from '../../query/types.js';
-import {
-  WIRE_LEN, WIRE_VARINT, int64Size, lenFieldSize, varintSize, writeInt64, writeTag, writeVarint,
-} from '../../encoding/proto-writer.js';
+import { WIRE_LEN, WIRE_VARINT, lenFieldSize, writeTag } from '../../encoding/proto-writer.js';
+import { putUvarint, putUvarint64, uvarint64Size, uvarintSize } from '../../encoding/varint.js';
 
 /** The media type of the stream. */
 export const CHUNKED_CONTENT_TYPE = 'application/x-streamed-protobuf; proto=prometheus.ChunkedReadResponse';
@@ -35,7 +34,7 @@ const CHUNK_TYPE = 3;
 const CHUNK_DATA = 4;
 
 function chunkSize(c: StoredChunk): number {
-  return 1 + int64Size(c.minT) + 1 + int64Size(c.maxT) + 2 + lenFieldSize(c.data.length);
+  return 1 + uvarint64Size(c.minT) + 1 + uvarint64Size(c.maxT) + 2 + lenFieldSize(c.data.length);
 }
 
 /**
@@ -61,34 +60,34 @@ export function encodeChunkedFrames(labels: Uint8Array, chunks: readonly StoredC
 
 function encodeFrame(labels: Uint8Array, chunks: readonly StoredChunk[], from: number, to: number, chunkBytes: number, queryIndex: number): Buffer {
   const seriesSize = labels.length + chunkBytes;
-  const messageSize = lenFieldSize(seriesSize) + (queryIndex === 0 ? 0 : 1 + varintSize(queryIndex));
-  const headSize = varintSize(messageSize) + 4;
+  const messageSize = lenFieldSize(seriesSize) + (queryIndex === 0 ? 0 : 1 + uvarintSize(queryIndex));
+  const headSize = uvarintSize(messageSize) + 4;
   const b = Buffer.allocUnsafe(headSize + messageSize);
-  let at = writeVarint(b, 0, messageSize) + 4; // the CRC goes before the message, once it is written
+  let at = putUvarint(b, 0, messageSize) + 4; // the CRC goes before the message, once it is written
   const messageAt = at;
   at = writeTag(b, at, RESPONSE_SERIES, WIRE_LEN);
-  at = writeVarint(b, at, seriesSize);
+  at = putUvarint(b, at, seriesSize);
   b.set(labels, at);
   at += labels.length;
   for (let i = from; i < to; i++) {
     const c = chunks[i]!;
     at = writeTag(b, at, SERIES_CHUNKS, WIRE_LEN);
-    at = writeVarint(b, at, chunkSize(c));
+    at = putUvarint(b, at, chunkSize(c));
     at = writeTag(b, at, CHUNK_MIN_TIME, WIRE_VARINT);
-    at = writeInt64(b, at, c.minT);
+    at = putUvarint64(b, at, c.minT);
     at = writeTag(b, at, CHUNK_MAX_TIME, WIRE_VARINT);
-    at = writeInt64(b, at, c.maxT);
+    at = putUvarint64(b, at, c.maxT);
     at = writeTag(b, at, CHUNK_TYPE, WIRE_VARINT);
     // A stored chunk without an encoding is XOR; the type is one byte (a varint below 128).
     b[at++] = remoteReadChunkEncoding(c.encoding ?? ENCODING_XOR);
     at = writeTag(b, at, CHUNK_DATA, WIRE_LEN);
-    at = writeVarint(b, at, c.data.length);
+    at = putUvarint(b, at, c.data.length);
     b.set(c.data, at);
     at += c.data.length;
   }
   if (queryIndex !== 0) {
     at = writeTag(b, at, RESPONSE_QUERY_INDEX, WIRE_VARINT);
-    at = writeVarint(b, at, queryIndex);
+    at = putUvarint(b, at, queryIndex);
   }
   if (at !== b.length) throw new Error(`ChunkedReadResponse frame: wrote ${at} bytes of ${b.length}`);
   b.writeUInt32BE(crc32c(b.subarray(messageAt)), messageAt - 4);

@@ -4,7 +4,7 @@
  * empty; reads see only that tenant's series and answer them exactly as
  * they were written, without the tenant label the store keeps on each.
  */
-import { compareLabels } from '../../encoding/utf8-order.js';
+import { compareLabels } from '../../encoding/utf8.js';
 import { matchesValue, MatchType, type LabelMatcher } from '../../index/index.js';
 import { DEFAULT_TENANT } from '../../ingest/parse/parsed-write.js';
 

@@ -1,6 +1,6 @@
 import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
-import { compareBytes } from '../../encoding/compare-bytes.js';
-import { invalidUtf8At } from '../../encoding/utf8-valid.js';
+import { compareBytes } from '../../encoding/bytes.js';
+import { invalidUtf8At } from '../../encoding/utf8.js';
 
 /**
  * Gathers one exemplar's labels (positions of names and values in the

@@ -1,6 +1,6 @@
 import { metricTypeName, type MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
-import { invalidUtf8At } from '../../encoding/utf8-valid.js';
+import { invalidUtf8At } from '../../encoding/utf8.js';
 import { WIRE, type WireReader } from '../../encoding/wire-reader.js';
 
 const TYPE = (1 << 3) | WIRE.varint;

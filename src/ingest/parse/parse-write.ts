@@ -8,7 +8,7 @@ import { readMetricMetadata } from './metadata-reader.js';
 import { parseWriteRequestV2 } from './parse-write-v2.js';
 import { SeriesParser } from './series-parser.js';
 import { RequestKeys } from '../series-keys.js';
-import { invalidUtf8At } from '../../encoding/utf8-valid.js';
+import { invalidUtf8At } from '../../encoding/utf8.js';
 import { WIRE, WireReader, wrongWireType } from '../../encoding/wire-reader.js';
 
 export { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';

@@ -1,7 +1,6 @@
 import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
 import type { AppendBatchBuilder } from '../../record/append-batch.js';
-import { compareBytes } from '../../encoding/compare-bytes.js';
-import { copyBytes } from '../../encoding/copy-bytes.js';
+import { compareBytes, copyBytes } from '../../encoding/bytes.js';
 import { describeLabels } from './describe-series.js';
 import { malformedRequest } from '../../errors/parse-errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
@@ -11,7 +10,7 @@ import { EXEMPLAR, checkMessage } from './message-shapes.js';
 import { HistogramFields, validateHistogram } from '../../chunkenc/histogram/fields.js';
 import type { HistogramBatchBuilder } from '../../record/histogram-batch.js';
 import { readHistogram } from './histogram-reader.js';
-import { invalidUtf8At } from '../../encoding/utf8-valid.js';
+import { invalidUtf8At } from '../../encoding/utf8.js';
 import { WIRE, wrongWireType } from '../../encoding/wire-reader.js';
 import type { WireReader } from '../../encoding/wire-reader.js';
 

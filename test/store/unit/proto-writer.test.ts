@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { int64Size, varintSize, writeInt64, writeVarint } from '../../../src/encoding/proto-writer.js';
+import { putUvarint, putUvarint64, uvarint64Size, uvarintSize } from '../../../src/encoding/varint.js';
 
 /** The varint of `n` the plain way: 7 bits at a time, by division. */
 function reference(n: number): number[] {
@@ -21,15 +21,15 @@ test('varints of safe integers, 7-bit group boundaries included, are the plain e
   const b = new Uint8Array(16);
   for (const n of edges) {
     const want = reference(n);
-    const end = writeVarint(b, 3, n);
+    const end = putUvarint(b, 3, n);
     assert.deepEqual([...b.subarray(3, end)], want, `varint of ${n}`);
-    assert.equal(varintSize(n), want.length, `size of ${n}`);
+    assert.equal(uvarintSize(n), want.length, `size of ${n}`);
   }
 });
 
 test('int64 varints of negative times take 10 bytes, two\'s complement', () => {
   const b = new Uint8Array(16);
-  assert.equal(int64Size(-1), 10);
-  assert.deepEqual([...b.subarray(0, writeInt64(b, 0, -1))], [...Array(9).fill(0xff), 0x01]);
-  assert.deepEqual([...b.subarray(0, writeInt64(b, 0, 1_700_000_000_000))], reference(1_700_000_000_000));
+  assert.equal(uvarint64Size(-1), 10);
+  assert.deepEqual([...b.subarray(0, putUvarint64(b, 0, -1))], [...Array(9).fill(0xff), 0x01]);
+  assert.deepEqual([...b.subarray(0, putUvarint64(b, 0, 1_700_000_000_000))], reference(1_700_000_000_000));
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeriesResponse } from '../../../src/gen/thanos/store/rpc.js';
 import { FRAME_TARGET_BYTES, encodeSeriesFrames, encodeWarningFrame } from '../../../src/store/series-frames.js';
-import { writeInt64 } from '../../../src/encoding/proto-writer.js';
+import { putUvarint64 } from '../../../src/encoding/varint.js';
 
 test('a series frame decodes as a thanos.SeriesResponse with labels and raw XOR chunks', () => {
   const labels = ['__name__', 'up', 'région', 'é€😀'];
@@ -56,7 +56,7 @@ test('a warning frame decodes as a warning', () => {
 test('int64 varints match two\'s complement for negatives', () => {
   for (const n of [-1, -2, -(2 ** 40), -(2 ** 53) + 1, 0, 1, 127, 128, 2 ** 53 - 1]) {
     const b = new Uint8Array(10);
-    const end = writeInt64(b, 0, n);
+    const end = putUvarint64(b, 0, n);
     let x = 0n;
     for (let i = end - 1; i >= 0; i--) x = (x << 7n) | BigInt(b[i]! & 0x7f);
     assert.equal(BigInt.asIntN(64, x), BigInt(n), String(n));

@@ -1,4 +1,10 @@
 /**
+ * UTF-8 as Go and Prometheus see it: the order of strings by their UTF-8
+ * bytes (label names and values, symbols, object names) and the validity of
+ * bytes (what Go's utf8.Valid accepts).
+ */
+
+/**
  * Compares two strings by the bytes of their UTF-8 encodings (code point
  * order), as Go and Prometheus sort label names and values. JavaScript's
  * default order compares UTF-16 code units, which differs when one string
@@ -19,13 +25,8 @@ export function compareUtf8(a: string, b: string): number {
 
 /** Orders label sets ([name, value, ...]) as Prometheus' labels.Compare: pairwise by name, then value, by UTF-8 bytes; a prefix first. */
 export function compareLabels(a: readonly string[], b: readonly string[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y) return compareUtf8(x, y);
-  }
-  return a.length - b.length;
+  const i = firstDifference(a, b);
+  return i < 0 ? a.length - b.length : compareUtf8(a[i]!, b[i]!);
 }
 
 /**
@@ -33,13 +34,15 @@ export function compareLabels(a: readonly string[], b: readonly string[]): numbe
  * JavaScript's native string order is UTF-8 byte order: several times faster.
  */
 export function compareLabelsNative(a: readonly string[], b: readonly string[]): number {
+  const i = firstDifference(a, b);
+  return i < 0 ? a.length - b.length : a[i]! < b[i]! ? -1 : 1;
+}
+
+/** The first index where `a` and `b` hold different strings; -1 when one is a prefix of the other. */
+function firstDifference(a: readonly string[], b: readonly string[]): number {
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return -1;
 }
 
 /** Surrogates (D800..DFFF) after E000..FFFF, keeping each range's own order. */
@@ -85,4 +88,51 @@ export function mergeUtf8(a: readonly string[], b: readonly string[], surrogates
   while (i < a.length) out[k++] = a[i++]!;
   while (j < b.length) out[k++] = b[j++]!;
   return out;
+}
+
+/**
+ * Per lead byte: the length of its sequence (0 where a byte never leads one:
+ * a continuation byte, C0 and C1 whose 2-byte forms are overlong, F5..FF
+ * past U+10FFFF) and the range of the byte after it (Go's acceptRanges: E0
+ * needs A0..BF and F0 90..BF, else overlong; ED 80..9F, else a surrogate;
+ * F4 80..8F, else past U+10FFFF).
+ */
+const SEQUENCE = new Uint8Array(256);
+const SECOND_LO = new Uint8Array(256);
+const SECOND_HI = new Uint8Array(256);
+for (let b = 0xc2; b <= 0xf4; b++) {
+  SEQUENCE[b] = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+  SECOND_LO[b] = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+  SECOND_HI[b] = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+}
+
+/**
+ * Where [start, end) of `buf` stops being valid UTF-8: the index of the
+ * first byte of the first bad sequence, or -1 when all of it is valid.
+ * Valid means what Go's utf8.Valid accepts (and protobuf requires of
+ * strings): no overlong forms, no surrogates (U+D800..DFFF), nothing past
+ * U+10FFFF, no truncated sequence. 0xFF is never valid, which is what
+ * keeps the canonical label form `name 0xFF value 0xFF` unambiguous.
+ */
+export function invalidUtf8At(buf: Uint8Array, start: number, end: number): number {
+  // Locals: V8 reloads a module constant on every pass of a loop.
+  const sequence = SEQUENCE;
+  const secondLo = SECOND_LO;
+  const secondHi = SECOND_HI;
+  let i = start;
+  while (i < end) {
+    const b = buf[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    const size = sequence[b]!;
+    if (size === 0 || i + size > end) return i;
+    const b1 = buf[i + 1]!;
+    if (b1 < secondLo[b]! || b1 > secondHi[b]!) return i;
+    // The third and fourth bytes, where there are any, are continuation bytes.
+    if (size > 2 && ((buf[i + 2]! & 0xc0) !== 0x80 || (size > 3 && (buf[i + 3]! & 0xc0) !== 0x80))) return i;
+    i += size;
+  }
+  return -1;
 }
