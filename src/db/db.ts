@@ -3,7 +3,7 @@ import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { Head } from '../head/head.js';
 import type { HeadAppendStats } from '../head/head.js';
 import { HeadReader } from '../head/head-reader.js';
-import { storeUnavailable } from '../errors/write-errors.js';
+import { storeUnavailable } from '../errors/errors.js';
 import { PostingsIndex } from '../index/postings-index.js';
 import { Querier } from '../query/querier.js';
 import type { Wal } from '../wal/index.js';

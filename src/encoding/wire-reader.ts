@@ -1,5 +1,4 @@
-import { malformedRequest } from '../errors/parse-errors.js';
-import type { MalformedRequestError } from '../errors/parse-errors.js';
+import { malformedRequest, type MalformedRequestError } from '../errors/errors.js';
 
 /** Protobuf wire types (the low three bits of a tag). */
 export const WIRE = { varint: 0, fixed64: 1, len: 2, startGroup: 3, endGroup: 4, fixed32: 5 } as const;

@@ -11,7 +11,7 @@ import type { ExemplarData, ExemplarsRequest } from '../gen/thanos/exemplars/rpc
 import type { Label } from '../gen/thanos/store/labels.js';
 import { parseSelector } from '../index/selector.js';
 import { compareLabels } from '../index/index.js';
-import { invalidArgument } from '../errors/request-errors.js';
+import { invalidArgument } from '../errors/errors.js';
 import type { ExternalLabels } from '../store/external-labels.js';
 import { exemplarLabelsOf, type ExemplarStore } from '../exemplars/exemplar-store.js';
 import { seriesMatcher } from '../index/series-matcher.js';

@@ -32,7 +32,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import type { ServerHttp2Stream } from 'node:http2';
-import { callCancelled } from '../errors/request-errors.js';
+import { callCancelled } from '../errors/errors.js';
 import type { SeriesSink } from '../store/series-sink.js';
 
 /** How a Series answer's frames leave: see the file comment. */

@@ -8,7 +8,7 @@ import { threadCodec } from '../chunkenc/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { batchBuffers, bodyBuffers, bodyBytes } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
-import { MalformedRequestError, malformedRequest } from '../errors/parse-errors.js';
+import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
 import { decodeSnappyFramed } from '../encoding/snappy-framed.js';

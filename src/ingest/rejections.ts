@@ -1,8 +1,7 @@
 import { ENTRY } from '../wasm/layout.js';
 import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../record/append-batch.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
-import { SamplesRejectedError } from '../errors/write-errors.js';
-import type { RejectReason } from '../errors/write-errors.js';
+import { SamplesRejectedError, type RejectReason } from '../errors/errors.js';
 import type { HeadAppendStats, RejectKey } from '../head/head.js';
 
 const WHAT: Record<RejectKey, [RejectReason, string]> = {

@@ -17,7 +17,7 @@ import { TurnBudget } from '../background/yielder.js';
 import { snappyDecodedLength } from '../encoding/snappy-block.js';
 import type { WriteAdmission } from './limits/write-limiter.js';
 import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
-import { invalidArgument } from '../errors/request-errors.js';
+import { invalidArgument } from '../errors/errors.js';
 import { SeriesCache } from './series-cache.js';
 
 /**

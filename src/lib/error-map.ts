@@ -7,7 +7,7 @@
  * UnavailableError, anything unknown InternalError.
  */
 import { DataDirLockedError } from '../files/dir-lock.js';
-import { SamplesRejectedError as InternalRejected } from '../errors/write-errors.js';
+import { SamplesRejectedError as InternalRejected } from '../errors/errors.js';
 import { ListenError as HttpListenError, TlsFileError } from '../http/index.js';
 import { ObjstoreConfigError } from '../objstore/index.js';
 import { errorKind } from '../errors/status.js';

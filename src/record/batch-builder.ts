@@ -9,7 +9,7 @@
  * never occurs in UTF-8, so the form is unambiguous).
  */
 import { grown } from '../encoding/bytes.js';
-import { invalidLabels } from '../errors/write-errors.js';
+import { invalidLabels } from '../errors/errors.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
 

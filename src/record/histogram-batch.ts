@@ -24,7 +24,7 @@
  */
 import type { FloatHistogram, Histogram } from '../chunkenc/histogram/types.js';
 import { HistogramFields, validateHistogram } from '../chunkenc/histogram/fields.js';
-import { invalidLabels } from '../errors/write-errors.js';
+import { invalidLabels } from '../errors/errors.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { HeadWasm } from '../wasm/head.js';
 import { grown } from '../encoding/bytes.js';

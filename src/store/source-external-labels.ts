@@ -2,7 +2,7 @@ import { compareLabels, compareLabelsNative } from '../encoding/utf8.js';
 import { compareUtf8 } from '../index/index.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
-import { invalidArgument } from '../errors/request-errors.js';
+import { invalidArgument } from '../errors/errors.js';
 import { withoutLabels, type ExternalLabels } from './external-labels.js';
 import {
   EMPTY_SERIES_SET,

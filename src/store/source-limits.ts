@@ -1,6 +1,6 @@
 import { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
-import { limitExceeded } from '../errors/request-errors.js';
+import { limitExceeded } from '../errors/errors.js';
 import type { SeriesSet, SourceSeries, StoreSource } from './store-source.js';
 
 /** --store.limits.request-series and --store.limits.request-samples; 0 means no limit. */

@@ -1,7 +1,7 @@
 import type { ByteArena } from '../query/byte-arena.js';
 import type { StoredChunk } from '../query/types.js';
 import { errorKind } from '../errors/status.js';
-import { internalError } from '../errors/request-errors.js';
+import { internalError } from '../errors/errors.js';
 import type { SeriesSet, SourceSeries, StoreSource } from './store-source.js';
 
 /**

@@ -8,7 +8,7 @@ import type {
 import type { ExemplarsInfo, InfoResponse as InfoServiceResponse } from '../gen/thanos/info/rpc.js';
 import type { LabelMatcher as WireMatcher } from '../gen/thanos/store/types.js';
 import type { Label, ZLabelSet } from '../gen/thanos/store/labels.js';
-import { invalidArgument } from '../errors/request-errors.js';
+import { invalidArgument } from '../errors/errors.js';
 import { encodeSeriesFrames, encodeWarningFrame } from './series-frames.js';
 import type { SeriesSink } from './series-sink.js';
 import type { LabelNamesQuery, SeriesQuery, SourceInfo, StoreSource } from './store-source.js';

@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MatchType } from '../../src/index/types.js';
-import { InvalidLabelsError } from '../../src/errors/write-errors.js';
+import { InvalidLabelsError } from '../../src/errors/errors.js';
 import { batchBuilder, bitsHex, decodeSelected, openSmallDb, samples, tempDir } from '../support/db.js';
 import { STALE_NAN_BITS, fromBits } from '../support/series.js';
 
@@ -124,7 +124,7 @@ test('appending by series id after a lookup by labels', async () => {
 
 test('rejections become one typed error naming each reason, its count and its first series', async () => {
   const { rejectionError } = await import('../../src/ingest/rejections.js');
-  const { SamplesRejectedError } = await import('../../src/errors/write-errors.js');
+  const { SamplesRejectedError } = await import('../../src/errors/errors.js');
   const db = await fresh();
   const b = batchBuilder();
   b.add(['__name__', 'up', 'job', 'a'], ...samples([1000, 2000], [1, 2]));

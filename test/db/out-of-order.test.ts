@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Db } from '../../src/db/db.js';
 import { readMetaFile } from '../../src/blocks/meta.js';
 import { rejectionError } from '../../src/ingest/rejections.js';
-import { SamplesRejectedError } from '../../src/errors/write-errors.js';
+import { SamplesRejectedError } from '../../src/errors/errors.js';
 import { MatchType, type LabelMatcher } from '../../src/index/types.js';
 import { compareLabels } from '../../src/encoding/utf8.js';
 import type { SelectedSeries } from '../../src/query/types.js';

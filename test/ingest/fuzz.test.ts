@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import xxhash from 'xxhash-wasm';
 import { WriteRequest } from '../../src/gen/thanos/store/rpc.js';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import type { ParsedWrite } from '../../src/ingest/parse/parse-write.js';
 import { rng } from '../support/series.js';
 import { bitsOf, decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { Histogram } from '../../src/gen/thanos/store/prompb/types.js';
 import { Label } from '../../src/gen/thanos/store/labels.js';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import { rw2Bytes, Symbols, type Rw2Series } from '../support/rw2.js';
 import { decodeBatch, decodeHistogramBatch, parse, prometheusRequest, requestOf, series, thanosRequest } from './support.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { ExemplarBatchView } from '../../src/record/exemplar-batch.js';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import type { ParsedWrite } from '../../src/ingest/parse/parse-write.js';
 import { METRIC_TYPE, rw2Bytes, rw2Histogram, Symbols, type Rw2Series } from '../support/rw2.js';
 import { bitsOf, decodeBatch, decodeHistogramBatch, parse, prometheusRequest, series } from './support.js';

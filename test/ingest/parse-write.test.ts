@@ -4,7 +4,7 @@ import xxhash from 'xxhash-wasm';
 import { ExemplarBatchView } from '../../src/record/exemplar-batch.js';
 import { WriteRequest as PrometheusWriteRequest } from '../../src/gen/prometheus/remote.js';
 import { MetricMetadata_MetricType } from '../../src/gen/prometheus/types.js';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import { batchBuilder } from '../support/db.js';
 import {
   batchBytes,

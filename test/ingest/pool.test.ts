@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { CodecPool } from '../../src/pool/codec-pool.js';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import { parseWriteInPool, recycleBatch } from '../../src/ingest/parse-task.js';
 import { batchBuffers, bodyBuffers } from '../../src/pool/spare-buffers.js';
 import { METRIC_TYPE, rw2Bytes, Symbols } from '../support/rw2.js';

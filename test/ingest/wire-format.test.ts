@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { MalformedRequestError } from '../../src/errors/parse-errors.js';
+import { MalformedRequestError } from '../../src/errors/errors.js';
 import { bitsOf, decodeBatch, parse, requestOf, series, thanosRequest } from './support.js';
 
 const b = (...bytes: number[]): Uint8Array => Uint8Array.from(bytes);

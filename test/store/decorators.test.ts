@@ -12,7 +12,7 @@ import { instantiateHeadWasm } from '../../src/wasm/head.js';
 import { MatchType } from '../../src/index/index.js';
 import { EngineSource } from '../../src/store/engine-source.js';
 import { grpcStatusOf } from '../../src/errors/status.js';
-import { limitExceeded } from '../../src/errors/request-errors.js';
+import { limitExceeded } from '../../src/errors/errors.js';
 import { ExternalLabels } from '../../src/store/external-labels.js';
 import { serveStoreApi, type RunningGrpcServer } from '../../src/grpc/server.js';
 import type { SeriesSink } from '../../src/store/series-sink.js';

@@ -5,7 +5,7 @@ import { HttpProblem } from '../errors.js';
 /**
  * `err` as the HttpProblem its kind maps to, its message the detail, with
  * a Retry-After header when the error says when to retry
- * (`retryAfterSeconds`, src/errors/request-errors.ts). An error of no known kind is
+ * (`retryAfterSeconds`, src/errors/errors.ts). An error of no known kind is
  * our own fault: it is returned as it is, and problem-json.ts logs it and
  * answers 500 without internals.
  */

@@ -25,7 +25,7 @@
  * the one in place when they run. Everything is on the event loop: the
  * in-flight count needs no lock.
  */
-import { overloaded, tooManyRequests, limitExceeded } from '../../errors/request-errors.js';
+import { overloaded, tooManyRequests, limitExceeded } from '../../errors/errors.js';
 import { limitsOf, NO_LIMITS, type LimitsConfig, type TenantLimits } from './limits-config.js';
 import type { MemoryPressure } from './memory-pressure.js';
 import { RefusalCounts } from './refusals.js';

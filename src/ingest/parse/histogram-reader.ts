@@ -1,5 +1,5 @@
 import type { HistogramFields, SideFields } from '../../chunkenc/histogram/fields.js';
-import { malformedRequest } from '../../errors/parse-errors.js';
+import { malformedRequest } from '../../errors/errors.js';
 import { WIRE, wrongWireType } from '../../encoding/wire-reader.js';
 import type { WireReader } from '../../encoding/wire-reader.js';
 import { HISTOGRAM_FIELD as F, SPAN_FIELD } from '../../chunkenc/histogram/proto-fields.js';

@@ -5,4 +5,4 @@
  */
 export { parseWriteRequest, DEFAULT_TENANT, DEFAULT_TENANT_LABEL } from './parse-write.js';
 export type { ParsedWrite, ParseWriteOptions } from './parse-write.js';
-export { MalformedRequestError, malformedRequest } from '../../errors/parse-errors.js';
+export { MalformedRequestError, malformedRequest } from '../../errors/errors.js';

@@ -1,6 +1,6 @@
 import { WIRE, wrongWireType } from '../../encoding/wire-reader.js';
 import type { WireReader } from '../../encoding/wire-reader.js';
-import { malformedRequest } from '../../errors/parse-errors.js';
+import { malformedRequest } from '../../errors/errors.js';
 
 /**
  * What a field of a message read only to be counted must look like: its

@@ -12,7 +12,7 @@ import type { HeadWasm } from '../../wasm/head.js';
 import { metricTypeName, type MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import { allocateBatch, releaseRequestBuilders, takeRequestBuilders } from '../../record/request-builders.js';
 import { bytesText, MAX_CHARS } from './describe-series.js';
-import { malformedRequest } from '../../errors/parse-errors.js';
+import { malformedRequest } from '../../errors/errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
 import { EXEMPLAR_V2, METADATA_V2, checkMessage } from './message-shapes.js';

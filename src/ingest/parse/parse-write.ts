@@ -2,7 +2,7 @@ import type { HeadWasm } from '../../wasm/head.js';
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
 import { allocateBatch, releaseRequestBuilders, takeRequestBuilders } from '../../record/request-builders.js';
-import { badParseOption, malformedRequest } from '../../errors/parse-errors.js';
+import { badParseOption, malformedRequest } from '../../errors/errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
 import { parseWriteRequestV2 } from './parse-write-v2.js';

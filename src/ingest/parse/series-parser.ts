@@ -2,7 +2,7 @@ import type { ExemplarBatchBuilder } from '../../record/exemplar-batch.js';
 import type { AppendBatchBuilder } from '../../record/append-batch.js';
 import { compareBytes, copyBytes } from '../../encoding/bytes.js';
 import { describeLabels } from './describe-series.js';
-import { malformedRequest } from '../../errors/parse-errors.js';
+import { malformedRequest } from '../../errors/errors.js';
 import { ExemplarLabels } from './exemplar-labels.js';
 import { RULE, violationText } from './label-rules.js';
 import type { Rule, Violation } from './label-rules.js';
