@@ -6,7 +6,7 @@ import { storeCuts } from '../head/head-chunks.js';
 import type { Wal } from '../wal/index.js';
 import { SamplesRecordWriter } from '../record/ooo-records.js';
 import type { ExemplarStore } from '../exemplars/exemplar-store.js';
-import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_OOO_SAMPLES, RECORD_SERIES_SNAPPY, SeriesRecordBuilder } from '../record/wal-records.js';
+import { ExemplarRecordWriter, RECORD_EXEMPLARS, RECORD_OOO_SAMPLES, RECORD_SERIES_SNAPPY, SeriesRecordWriter } from '../record/wal-records.js';
 
 const CHECKPOINT_SERIES_PER_RECORD = 10_000;
 /** About 1 MB records (11 to 20 bytes a sample). */
@@ -55,7 +55,7 @@ async function* checkpointRecords(head: Head, exemplars: ExemplarStore | undefin
  * what is written; those are in segments from `target` on anyway.
  */
 function* exemplarRecords(head: Head, exemplars: ExemplarStore): IterableIterator<{ type: number; payload: Uint8Array }> {
-  const b = new ExemplarRecordBuilder();
+  const b = new ExemplarRecordWriter();
   let n = 0;
   const out: Uint8Array[] = [];
   exemplars.forEach((series, e) => {
@@ -92,7 +92,7 @@ async function* oooRecords(head: Head): AsyncIterableIterator<{ type: number; pa
 
 /** SERIES records of every live series, pausing between records. */
 async function* seriesRecords(head: Head): AsyncIterableIterator<{ type: number; payload: Uint8Array }> {
-  const b = new SeriesRecordBuilder();
+  const b = new SeriesRecordWriter();
   let n = 0;
   for (const s of head.all()) {
     b.add(s.id, head.labelBytes(s));

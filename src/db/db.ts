@@ -23,7 +23,7 @@ import { OooCuts } from '../head/ooo-cuts.js';
 import { SamplesRecordWriter } from '../record/ooo-records.js';
 import { RECORD_OOO_SAMPLES } from '../record/wal-records.js';
 import type { AppendBounds, EntryRange } from '../head/head.js';
-import { ExemplarRecordBuilder, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordBuilder } from '../record/wal-records.js';
+import { ExemplarRecordWriter, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordWriter } from '../record/wal-records.js';
 import { appendHistograms } from '../head/histogram-append.js';
 import { HistogramRecordWriter } from '../record/histogram-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
@@ -117,7 +117,7 @@ export class Db {
   private closed = false;
   private readonly reads = new ReadTracker();
   private readonly failedCompactions = new Set<string>();
-  private readonly seriesRecord = new SeriesRecordBuilder();
+  private readonly seriesRecord = new SeriesRecordWriter();
   /** Out-of-order window and future limit (ms, 0: none), and the clock for the latter. */
   private readonly oooWindowMs: number;
   private readonly tooFarMs: number;
@@ -127,7 +127,7 @@ export class Db {
   private readonly oooRecord = new SamplesRecordWriter();
   /** The out-of-order head's older samples being written into blocks (ooo-cuts.ts). */
   private readonly oooCuts: OooCuts;
-  private readonly exemplarRecord = new ExemplarRecordBuilder();
+  private readonly exemplarRecord = new ExemplarRecordWriter();
   private readonly histogramRecord = new HistogramRecordWriter();
   private unlock: () => void = () => {};
   /** Running totals since open. */

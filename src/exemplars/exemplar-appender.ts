@@ -1,4 +1,4 @@
-import { ExemplarRecordBuilder } from '../record/wal-records.js';
+import { ExemplarRecordWriter } from '../record/wal-records.js';
 import type { Head } from '../head/head.js';
 import { ExemplarBatchView } from '../record/exemplar-batch.js';
 import type { ExemplarSeries, ExemplarStore } from './exemplar-store.js';
@@ -28,7 +28,7 @@ function seriesText(labels: readonly string[]): string {
  * (an EXEMPLARS WAL payload) for the caller to log. Call it after the
  * batch of the same request was appended: that may have created the series.
  */
-export function appendExemplars(head: Head, store: ExemplarStore, batch: ArrayBuffer, record: ExemplarRecordBuilder): ExemplarAppendResult {
+export function appendExemplars(head: Head, store: ExemplarStore, batch: ArrayBuffer, record: ExemplarRecordWriter): ExemplarAppendResult {
   const v = new ExemplarBatchView(batch);
   const result: ExemplarAppendResult = { written: 0, outOfOrder: 0, tooLong: 0, unknownSeries: 0 };
   record.reset();

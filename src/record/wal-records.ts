@@ -56,7 +56,7 @@ export const RECORD_HISTOGRAMS = 5;
 const TWO_32 = 4294967296;
 
 /** Collects exemplars into one EXEMPLARS payload. */
-export class ExemplarRecordBuilder {
+export class ExemplarRecordWriter {
   private buf = Buffer.allocUnsafe(1024);
   private len = 0;
 
@@ -115,7 +115,7 @@ export function readExemplarRecord(
 }
 
 /** Collects series into one SERIES payload. */
-export class SeriesRecordBuilder {
+export class SeriesRecordWriter {
   private buf = Buffer.allocUnsafe(4096);
   private len = 0;
 
