@@ -101,16 +101,7 @@ export class PostingsIndex {
     for (const [name, dict] of this.dicts) {
       let emptied = 0;
       for (let v = 0; v < dict.size; v++) if (this.lists.filter(dict.list(v), gone) === 0) emptied++;
-      if (emptied === 0) continue;
-      const left = dict.retain((list) => {
-        if (this.lists.length(list) > 0) return true;
-        this.lists.drop(list);
-        return false;
-      });
-      if (left === 0) {
-        this.dicts.delete(name);
-        this.sortedNames = undefined;
-      }
+      if (emptied > 0) this.dropEmptied(name, dict);
     }
   }
 
@@ -136,16 +127,20 @@ export class PostingsIndex {
         }
       }
       await tick(dict.size & 255);
-      if (emptied === 0) continue;
-      const left = dict.retain((list) => {
-        if (this.lists.length(list) > 0) return true;
-        this.lists.drop(list);
-        return false;
-      });
-      if (left === 0) {
-        this.dicts.delete(name);
-        this.sortedNames = undefined;
-      }
+      if (emptied > 0) this.dropEmptied(name, dict);
+    }
+  }
+
+  /** Lets go of the values of `name` whose lists are empty now, and of the name when none is left. */
+  private dropEmptied(name: string, dict: LabelDict): void {
+    const left = dict.retain((list) => {
+      if (this.lists.length(list) > 0) return true;
+      this.lists.drop(list);
+      return false;
+    });
+    if (left === 0) {
+      this.dicts.delete(name);
+      this.sortedNames = undefined;
     }
   }
 
