@@ -68,14 +68,15 @@ const exactly = (size: number): ArrayBuffer => new ArrayBuffer(size);
  * db.append(b.finish());
  */
 export class AppendBatchBuilder extends EntryBatchBuilder {
-  ts = new Int32Array(2 * 1024);
-  vals = new Int32Array(2 * 1024);
+  ts = new Int32Array(2 * 256);
+  vals = new Int32Array(2 * 256);
   /** Samples written. */
   m = 0;
 
   /** `wasm` hashes the finished batch's labels; `tenant`, when given, is merged into every label set add() takes. */
   constructor(readonly wasm: HeadWasm, private readonly tenant?: readonly [string, string]) {
-    super(256, 64 * 1024);
+    // Small at first: a builder kept by a worker (request-builders.ts) grows once to its requests' size.
+    super(64, 4096);
   }
 
   reset(): void {
