@@ -51,8 +51,10 @@ export {
   intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract, matchValues,
 } from './matcher';
 export {
-  HIST_STATE_SIZE, HIST_BUCKET_STATE_SIZE, HIST_SAMPLE_FIXED, HIST_LAYOUT_SPANS, HIST_MAX_FIXED_BYTES,
+  HIST_STATE_SIZE, HIST_BUCKET_STATE_SIZE, HIST_MAX_FIXED_BYTES,
   HIST_MAX_BUCKET_BYTES, HIST_SLACK_BYTES, HIST_ENCODE_BAD_INT, HIST_STATE_ZT, HIST_STATE_POS, HIST_STATE_COUNT,
+  HIST_SAMPLE_T, HIST_SAMPLE_COUNT, HIST_SAMPLE_ZERO_COUNT, HIST_SAMPLE_SUM, HIST_SAMPLE_FIXED, HIST_SAMPLE_BUCKET_BYTES,
+  HIST_LAYOUT_SCHEMA, HIST_LAYOUT_ZERO_THRESHOLD, HIST_LAYOUT_SPANS, HIST_SPAN_OFFSET, HIST_SPAN_LENGTH, HIST_SPAN_SIZE,
   HIST_FIELD_COUNT, HIST_FIELD_HEADER, HIST_FIELD_SCHEMA, HIST_FIELD_POS_SPANS, HIST_FIELD_NEG_SPANS,
   HIST_FIELD_NUM_POS, HIST_FIELD_NUM_NEG,
   ERR_TOO_SHORT as HIST_ERR_TOO_SHORT, ERR_TRAILING as HIST_ERR_TRAILING, ERR_TOO_MANY as HIST_ERR_TOO_MANY,
@@ -60,5 +62,6 @@ export {
   histAppenderInit, histWriteLayout, histAppendInt, histAppendFloat, histAppenderBytes,
   histDecodeInit, histDecodeSpans, histDecode, histDecodeIndex, histDecodeField,
 } from './histogram';
-// The histogram decoder's other two errors come from its bit reader.
-export { ERR_TRUNCATED as HIST_ERR_TRUNCATED, ERR_BAD_WINDOW as HIST_ERR_BAD_WINDOW } from './varbit';
+// The histogram decoder's other two errors come from its bit reader, and
+// so does the stale marker that ends a sample record's data.
+export { ERR_TRUNCATED as HIST_ERR_TRUNCATED, ERR_BAD_WINDOW as HIST_ERR_BAD_WINDOW, STALE_NAN_HI, STALE_NAN_LO } from './varbit';
