@@ -48,6 +48,8 @@ export {
 } from './head';
 export {
   OUT_SLACK, DICT_SLACK, PROG_SLACK, PROG_FOLD, PROG_UNSURE_NON_ASCII, ANY_NONE, ANY_STAR, ANY_PLUS, UNSURE,
+  PROG_FLAGS, PROG_TERM_COUNT, PROG_TERMS, PROG_TERM_SIZE, PROG_TERM_SHAPE, PROG_TERM_LITERAL_AT, PROG_TERM_LITERAL_LENGTH,
+  PROG_TRAIL_SHIFT,
   intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract, matchValues,
 } from './matcher';
 export {

@@ -58,6 +58,12 @@ export const XOR_ERR = { tooShort: -1, truncated: -2, badWindow: -3, trailing: -
 export const OUT_SLACK = 4;
 /** Readable bytes needed past a value dictionary (assembly/matcher.ts). */
 export const DICT_SLACK = 16;
+/** Scan program of matchValues (assembly/matcher.ts): byte offsets of its u32 header words; the terms follow. */
+export const PROG = { flags: 0, termCount: 4, terms: 8 } as const;
+/** A term of a scan program: byte offsets of its u32 words (the literal's offset counts from the program's start). */
+export const PROG_TERM = { size: 12, shape: 0, literalAt: 4, literalLength: 8 } as const;
+/** A term's shape word: lead | trail << PROG_TRAIL_SHIFT, each an ANY_* kind. */
+export const PROG_TRAIL_SHIFT = 2;
 /** Readable bytes needed past a program's last literal (assembly/matcher.ts). */
 export const PROG_SLACK = 16;
 /** Program flag: compare ASCII letters case-insensitively (assembly/matcher.ts). */
