@@ -20,7 +20,8 @@
 // follow, then PROG_SLACK bytes of padding. A program is position independent.
 
 export {
-  OUT_SLACK, intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract,
+  OUT_SLACK, LIST_DESC_PTR, LIST_DESC_LENGTH, LIST_DESC_SIZE,
+  intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract,
 } from './postings';
 
 /** Readable bytes needed past the last value of a dictionary. */

@@ -56,6 +56,8 @@ export const XOR_ERR = { tooShort: -1, truncated: -2, badWindow: -3, trailing: -
 
 /** Writable ids an output buffer needs past its largest result (assembly/postings.ts). */
 export const OUT_SLACK = 4;
+/** Entry of a descriptor table of id lists (assembly/postings.ts): byte offsets of its u32 pointer and length (ids). */
+export const LIST_DESC = { size: 8, ptr: 0, length: 4 } as const;
 /** Readable bytes needed past a value dictionary (assembly/matcher.ts). */
 export const DICT_SLACK = 16;
 /** Scan program of matchValues (assembly/matcher.ts): byte offsets of its u32 header words; the terms follow. */
