@@ -40,10 +40,26 @@ const S_ERR = 132; //      i32 decoder: sticky error
 export const HIST_STATE_SIZE: u32 = 136;
 /** Per-bucket state: integer chunks i64 value + i64 delta; float chunks an XOR field. */
 export const HIST_BUCKET_STATE_SIZE: u32 = 16;
-/** Appender input and decoder output per sample: t i64, count, zero count, sum (float64 bits); then the buckets, 8 bytes each. */
+/**
+ * Sample record, appender input and decoder output (byte offsets): t i64,
+ * count, zero count (float64 numbers in integer chunks, bits in float
+ * ones), sum (float64 bits); then HIST_SAMPLE_BUCKET_BYTES a bucket,
+ * positive ones first, unless the sum is STALE_NAN (decoder output).
+ */
+export const HIST_SAMPLE_T: u32 = 0;
+export const HIST_SAMPLE_COUNT: u32 = 8;
+export const HIST_SAMPLE_ZERO_COUNT: u32 = 16;
+export const HIST_SAMPLE_SUM: u32 = 24;
 export const HIST_SAMPLE_FIXED: u32 = 32;
-/** Layout input: schema i32 at 0, zero threshold bits at 8, spans (offset i32, length u32) from 16. */
+export const HIST_SAMPLE_BUCKET_BYTES: u32 = 8;
+/** Layout input (byte offsets): schema i32, zero threshold bits u64, then the spans, positive ones first. */
+export const HIST_LAYOUT_SCHEMA: u32 = 0;
+export const HIST_LAYOUT_ZERO_THRESHOLD: u32 = 8;
 export const HIST_LAYOUT_SPANS: u32 = 16;
+/** A span of layout input and of histDecodeSpans' output: offset i32, length u32. */
+export const HIST_SPAN_OFFSET: u32 = 0;
+export const HIST_SPAN_LENGTH: u32 = 4;
+export const HIST_SPAN_SIZE: u32 = 8;
 /** Worst case bytes of one sample's fixed fields (timestamp, counts, sum), and of one bucket. */
 export const HIST_MAX_FIXED_BYTES: u32 = 40;
 export const HIST_MAX_BUCKET_BYTES: u32 = 10;
@@ -89,7 +105,7 @@ export function histAppenderInit(state: usize, buf: usize): void {
 export function histWriteLayout(state: usize, buf: usize, layout: usize, nPos: u32, nNeg: u32): void {
   wBegin(buf, load<u32>(state + S_POS));
   // putZeroThreshold: 0, or a power of two 2^-243..2^10 as one byte, else 255 + 64 bits.
-  const zt = load<u64>(layout + 8);
+  const zt = load<u64>(layout + HIST_LAYOUT_ZERO_THRESHOLD);
   const exponent = <i32>((zt >>> 52) & 0x7ff) - 1023;
   if ((zt << 1) == 0) {
     putBits(0, 8); // 0 and -0, as Go's `threshold == 0`
@@ -99,18 +115,18 @@ export function histWriteLayout(state: usize, buf: usize, layout: usize, nPos: u
     putBits(255, 8);
     putBits(zt, 64);
   }
-  putVarbitInt(<i64>load<i32>(layout));
+  putVarbitInt(<i64>load<i32>(layout + HIST_LAYOUT_SCHEMA));
   let spans = layout + HIST_LAYOUT_SPANS;
   for (let side = 0; side < 2; side++) {
     const n = side == 0 ? nPos : nNeg;
     let buckets: u32 = 0;
     putVarbitUint(<u64>n);
     for (let i: u32 = 0; i < n; i++) {
-      const length = load<u32>(spans + 4);
+      const length = load<u32>(spans + HIST_SPAN_LENGTH);
       putVarbitUint(<u64>length);
-      putVarbitInt(<i64>load<i32>(spans));
+      putVarbitInt(<i64>load<i32>(spans + HIST_SPAN_OFFSET));
       buckets += length;
-      spans += 8;
+      spans += HIST_SPAN_SIZE;
     }
     store<u32>(state + (side == 0 ? S_NUM_POS : S_NUM_NEG), buckets);
   }
@@ -125,9 +141,9 @@ export function histWriteLayout(state: usize, buf: usize, layout: usize, nPos: u
 
 /** Checks an integer sample's numbers before anything of it is written. */
 function intsOk(rec: usize, nb: u32): bool {
-  if (!safeInt(load<f64>(rec + 8), true) || !safeInt(load<f64>(rec + 16), true)) return false;
-  const end = rec + HIST_SAMPLE_FIXED + (<usize>nb << 3);
-  for (let p = rec + HIST_SAMPLE_FIXED; p < end; p += 8) {
+  if (!safeInt(load<f64>(rec + HIST_SAMPLE_COUNT), true) || !safeInt(load<f64>(rec + HIST_SAMPLE_ZERO_COUNT), true)) return false;
+  const end = rec + HIST_SAMPLE_FIXED + <usize>nb * HIST_SAMPLE_BUCKET_BYTES;
+  for (let p = rec + HIST_SAMPLE_FIXED; p < end; p += HIST_SAMPLE_BUCKET_BYTES) {
     if (!safeInt(load<f64>(p), false)) return false;
   }
   return true;
@@ -135,16 +151,16 @@ function intsOk(rec: usize, nb: u32): bool {
 
 /**
  * Appends up to `n` integer histograms (HistogramAppender.AppendHistogram)
- * from `input` (HIST_SAMPLE_FIXED + 8 bytes a bucket each, counts and
- * bucket deltas as float64 integers) to the chunk at `buf` of `cap` bytes,
- * with the per-bucket state at `buckets`. The layout must be written.
+ * from `input` (sample records, counts and bucket deltas as float64
+ * integers) to the chunk at `buf` of `cap` bytes, with the per-bucket
+ * state at `buckets`. The layout must be written.
  * Returns how many were appended (fewer when the next might not fit `cap`),
  * or -(i + HIST_ENCODE_BAD_INT) when sample i is refused (nothing of it
  * written). Does not touch the count bytes: the host owns them.
  */
 export function histAppendInt(state: usize, buckets: usize, buf: usize, cap: u32, input: usize, n: u32): i32 {
   const nb = load<u32>(state + S_NUM_POS) + load<u32>(state + S_NUM_NEG);
-  const stride = HIST_SAMPLE_FIXED + (nb << 3);
+  const stride = HIST_SAMPLE_FIXED + nb * HIST_SAMPLE_BUCKET_BYTES;
   const need = <usize>(HIST_MAX_FIXED_BYTES + nb * HIST_MAX_BUCKET_BYTES + HIST_SLACK_BYTES);
   let count = load<u32>(state + S_COUNT);
   let t = load<i64>(state + S_T);
@@ -161,16 +177,16 @@ export function histAppendInt(state: usize, buckets: usize, buf: usize, cap: u32
   for (; i < n; i++) {
     if (wOffset() + need > <usize>cap) break;
     const rec = input + <usize>i * <usize>stride;
-    const st = load<i64>(rec);
-    const sum = load<u64>(rec + 24);
+    const st = load<i64>(rec + HIST_SAMPLE_T);
+    const sum = load<u64>(rec + HIST_SAMPLE_SUM);
     // A stale marker is written as Histogram{Sum: StaleNaN}: zero counts, no buckets.
     if (sum != STALE_NAN && !intsOk(rec, nb)) {
       result = -(<i32>i + HIST_ENCODE_BAD_INT);
       break;
     }
     stale = sum == STALE_NAN;
-    const c = stale ? 0 : <u64>load<f64>(rec + 8);
-    const z = stale ? 0 : <u64>load<f64>(rec + 16);
+    const c = stale ? 0 : <u64>load<f64>(rec + HIST_SAMPLE_COUNT);
+    const z = stale ? 0 : <u64>load<f64>(rec + HIST_SAMPLE_ZERO_COUNT);
     if (count == 0) {
       putVarbitInt(st);
       putVarbitUint(c);
@@ -178,8 +194,8 @@ export function histAppendInt(state: usize, buckets: usize, buf: usize, cap: u32
       store<u64>(state + S_SUM + XF_BITS, sum);
       putBits(sum, 64);
       for (let k: u32 = 0; k < nb && !stale; k++) {
-        const v = <i64>load<f64>(rec + HIST_SAMPLE_FIXED + (<usize>k << 3));
-        const b = buckets + (<usize>k << 4);
+        const v = <i64>load<f64>(rec + HIST_SAMPLE_FIXED + <usize>k * HIST_SAMPLE_BUCKET_BYTES);
+        const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
         store<i64>(b, v);
         store<i64>(b + 8, 0);
         putVarbitInt(v);
@@ -198,8 +214,8 @@ export function histAppendInt(state: usize, buckets: usize, buf: usize, cap: u32
       putXor(state + S_SUM, sum);
       if (!stale) {
         for (let k: u32 = 0; k < nb; k++) {
-          const v = <i64>load<f64>(rec + HIST_SAMPLE_FIXED + (<usize>k << 3));
-          const b = buckets + (<usize>k << 4);
+          const v = <i64>load<f64>(rec + HIST_SAMPLE_FIXED + <usize>k * HIST_SAMPLE_BUCKET_BYTES);
+          const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
           const delta = v - load<i64>(b);
           putVarbitInt(delta - load<i64>(b + 8));
           store<i64>(b, v);
@@ -235,7 +251,7 @@ export function histAppendInt(state: usize, buckets: usize, buf: usize, cap: u32
  */
 export function histAppendFloat(state: usize, buckets: usize, buf: usize, cap: u32, input: usize, n: u32): i32 {
   const nb = load<u32>(state + S_NUM_POS) + load<u32>(state + S_NUM_NEG);
-  const stride = HIST_SAMPLE_FIXED + (nb << 3);
+  const stride = HIST_SAMPLE_FIXED + nb * HIST_SAMPLE_BUCKET_BYTES;
   const need = <usize>(HIST_MAX_FIXED_BYTES + nb * HIST_MAX_BUCKET_BYTES + HIST_SLACK_BYTES);
   let count = load<u32>(state + S_COUNT);
   let t = load<i64>(state + S_T);
@@ -247,11 +263,11 @@ export function histAppendFloat(state: usize, buckets: usize, buf: usize, cap: u
   for (; i < n; i++) {
     if (wOffset() + need > <usize>cap) break;
     const rec = input + <usize>i * <usize>stride;
-    const st = load<i64>(rec);
-    const sum = load<u64>(rec + 24);
+    const st = load<i64>(rec + HIST_SAMPLE_T);
+    const sum = load<u64>(rec + HIST_SAMPLE_SUM);
     stale = sum == STALE_NAN;
-    const c = stale ? 0 : load<u64>(rec + 8);
-    const z = stale ? 0 : load<u64>(rec + 16);
+    const c = stale ? 0 : load<u64>(rec + HIST_SAMPLE_COUNT);
+    const z = stale ? 0 : load<u64>(rec + HIST_SAMPLE_ZERO_COUNT);
     if (count == 0) {
       putVarbitInt(st);
       store<u64>(state + S_CNT + XF_BITS, c);
@@ -261,8 +277,8 @@ export function histAppendFloat(state: usize, buckets: usize, buf: usize, cap: u
       putBits(z, 64);
       putBits(sum, 64);
       for (let k: u32 = 0; k < nb && !stale; k++) {
-        const v = load<u64>(rec + HIST_SAMPLE_FIXED + (<usize>k << 3));
-        const b = buckets + (<usize>k << 4);
+        const v = load<u64>(rec + HIST_SAMPLE_FIXED + <usize>k * HIST_SAMPLE_BUCKET_BYTES);
+        const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
         initXorField(b, NO_WINDOW);
         store<u64>(b + XF_BITS, v);
         putBits(v, 64);
@@ -276,7 +292,7 @@ export function histAppendFloat(state: usize, buckets: usize, buf: usize, cap: u
       putXor(state + S_SUM, sum);
       if (!stale) {
         for (let k: u32 = 0; k < nb; k++) {
-          putXor(buckets + (<usize>k << 4), load<u64>(rec + HIST_SAMPLE_FIXED + (<usize>k << 3)));
+          putXor(buckets + <usize>k * HIST_BUCKET_STATE_SIZE, load<u64>(rec + HIST_SAMPLE_FIXED + <usize>k * HIST_SAMPLE_BUCKET_BYTES));
         }
       }
       tDelta = d;
@@ -375,9 +391,9 @@ export function histDecodeSpans(it: usize, buf: usize, len: u32, out: usize): vo
   for (let side = 0; side < 2; side++) {
     const n = <u32>getVarbitUint();
     for (let i: u32 = 0; i < n; i++) {
-      store<u32>(out + 4, <u32>getVarbitUint());
-      store<i32>(out, <i32>getVarbitInt());
-      out += 8;
+      store<u32>(out + HIST_SPAN_LENGTH, <u32>getVarbitUint());
+      store<i32>(out + HIST_SPAN_OFFSET, <i32>getVarbitInt());
+      out += HIST_SPAN_SIZE;
     }
   }
 }
@@ -421,7 +437,7 @@ export function histDecode(it: usize, buckets: usize, buf: usize, len: u32, out:
       store<u64>(it + S_SUM + XF_BITS, getBits(64));
       // Go reads the first sample's buckets even when it is a stale marker.
       for (let k: u32 = 0; k < nb; k++) {
-        const b = buckets + (<usize>k << 4);
+        const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
         if (float) {
           initXorField(b, 0);
           store<u64>(b + XF_BITS, getBits(64));
@@ -445,7 +461,7 @@ export function histDecode(it: usize, buckets: usize, buf: usize, len: u32, out:
       getXor(it + S_SUM);
       if (rErr == 0 && load<u64>(it + S_SUM + XF_BITS) != STALE_NAN) {
         for (let k: u32 = 0; k < nb; k++) {
-          const b = buckets + (<usize>k << 4);
+          const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
           if (float) {
             getXor(b);
           } else {
@@ -462,27 +478,27 @@ export function histDecode(it: usize, buckets: usize, buf: usize, len: u32, out:
     }
     const sum = load<u64>(it + S_SUM + XF_BITS);
     const stale = sum == STALE_NAN;
-    const size = <usize>HIST_SAMPLE_FIXED + (stale ? 0 : <usize>nb << 3);
+    const size = <usize>HIST_SAMPLE_FIXED + (stale ? 0 : <usize>nb * HIST_SAMPLE_BUCKET_BYTES);
     if (out + size > end) {
       err = ERR_TOO_MANY;
       break;
     }
-    store<i64>(out, t);
+    store<i64>(out + HIST_SAMPLE_T, t);
     if (float) {
-      store<u64>(out + 8, load<u64>(it + S_CNT + XF_BITS));
-      store<u64>(out + 16, load<u64>(it + S_ZCNT + XF_BITS));
+      store<u64>(out + HIST_SAMPLE_COUNT, load<u64>(it + S_CNT + XF_BITS));
+      store<u64>(out + HIST_SAMPLE_ZERO_COUNT, load<u64>(it + S_ZCNT + XF_BITS));
     } else {
-      store<f64>(out + 8, <f64>cnt);
-      store<f64>(out + 16, <f64>zCnt);
+      store<f64>(out + HIST_SAMPLE_COUNT, <f64>cnt);
+      store<f64>(out + HIST_SAMPLE_ZERO_COUNT, <f64>zCnt);
     }
-    store<u64>(out + 24, sum);
+    store<u64>(out + HIST_SAMPLE_SUM, sum);
     out += HIST_SAMPLE_FIXED;
     if (!stale) {
       for (let k: u32 = 0; k < nb; k++) {
-        const b = buckets + (<usize>k << 4);
+        const b = buckets + <usize>k * HIST_BUCKET_STATE_SIZE;
         if (float) store<u64>(out, load<u64>(b + XF_BITS));
         else store<f64>(out, <f64>load<i64>(b));
-        out += 8;
+        out += HIST_SAMPLE_BUCKET_BYTES;
       }
     }
   }

@@ -14,17 +14,30 @@
 // newline can match only terms without wildcards (literals of wildcard
 // terms have no newline: the recogniser leaves those to the RE2 engine).
 //
-// Program layout (u32 words): flags, term count, then per term: shape
-// (lead | trail << 2), literal offset (bytes from the program's start),
-// literal length; the literals follow, then PROG_SLACK bytes of padding.
-// A program is position independent.
+// Program layout (u32 words, offsets PROG_* below): flags, term count, then
+// per term (PROG_TERM_*): shape (lead | trail << PROG_TRAIL_SHIFT), literal
+// offset (bytes from the program's start), literal length; the literals
+// follow, then PROG_SLACK bytes of padding. A program is position independent.
 
 export {
-  OUT_SLACK, intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract,
+  OUT_SLACK, LIST_DESC_PTR, LIST_DESC_LENGTH, LIST_DESC_SIZE,
+  intersect2, intersectMany, union2, unionMany, unionScratchBytes, subtract,
 } from './postings';
 
 /** Readable bytes needed past the last value of a dictionary. */
 export const DICT_SLACK: u32 = 16;
+
+/** A program's header (byte offsets): flags, term count, then the terms. */
+export const PROG_FLAGS: u32 = 0;
+export const PROG_TERM_COUNT: u32 = 4;
+export const PROG_TERMS: u32 = 8;
+/** A term (byte offsets): shape, literal offset from the program's start, literal length. */
+export const PROG_TERM_SHAPE: u32 = 0;
+export const PROG_TERM_LITERAL_AT: u32 = 4;
+export const PROG_TERM_LITERAL_LENGTH: u32 = 8;
+export const PROG_TERM_SIZE: u32 = 12;
+/** A term's shape: lead | trail << PROG_TRAIL_SHIFT. */
+export const PROG_TRAIL_SHIFT: u32 = 2;
 
 /** Readable bytes needed past a program's last literal. */
 export const PROG_SLACK: u32 = 16;
@@ -129,8 +142,8 @@ function contains(p: usize, n: usize, lit: usize, m: usize, ci: bool): bool {
 /** Whether value bytes [p, p + n) match one term (the value holds no newline if the term has wildcards). */
 // @ts-ignore: decorator
 @inline function matchTerm(p: usize, n: usize, shape: u32, lit: usize, m: usize, ci: bool): bool {
-  const lead = shape & 3;
-  const trail = shape >>> 2;
+  const lead = shape & ((1 << PROG_TRAIL_SHIFT) - 1);
+  const trail = shape >>> PROG_TRAIL_SHIFT;
   // Characters the wildcards must at least cover (one for each `.+`).
   const skipHead = <usize>(lead == ANY_PLUS);
   const skipTail = <usize>(trail == ANY_PLUS);
@@ -151,12 +164,12 @@ function contains(p: usize, n: usize, lit: usize, m: usize, ci: bool): bool {
  * every undecided value with UNSURE set; returns how many it wrote.
  */
 export function matchValues(dict: usize, offs: usize, n: u32, prog: usize, want: u32, out: usize): u32 {
-  const flags = load<u32>(prog);
-  const terms = load<u32>(prog + 4);
+  const flags = load<u32>(prog + PROG_FLAGS);
+  const terms = load<u32>(prog + PROG_TERM_COUNT);
   const ci = (flags & PROG_FOLD) != 0;
   const unsureNonAscii = (flags & PROG_UNSURE_NON_ASCII) != 0;
   let wild = false;
-  for (let t: u32 = 0; t < terms; t++) wild = wild || load<u32>(prog + 8 + t * 12) != 0;
+  for (let t: u32 = 0; t < terms; t++) wild = wild || load<u32>(prog + PROG_TERMS + t * PROG_TERM_SIZE + PROG_TERM_SHAPE) != 0;
   // One pass over the whole dictionary: usually no value holds a newline,
   // and then no value needs its own check.
   const end = load<u32>(offs + (<usize>n << 2));
@@ -174,10 +187,10 @@ export function matchValues(dict: usize, offs: usize, n: u32, prog: usize, want:
     const plain = !newlines || !holdsByte(p, len, 0x0a);
     let hit = false;
     for (let t: u32 = 0; t < terms && !hit; t++) {
-      const term = prog + 8 + t * 12;
-      const shape = load<u32>(term);
+      const term = prog + PROG_TERMS + t * PROG_TERM_SIZE;
+      const shape = load<u32>(term + PROG_TERM_SHAPE);
       if (shape != 0 && !plain) continue;
-      hit = matchTerm(p, len, shape, prog + <usize>load<u32>(term + 4), <usize>load<u32>(term + 8), ci);
+      hit = matchTerm(p, len, shape, prog + <usize>load<u32>(term + PROG_TERM_LITERAL_AT), <usize>load<u32>(term + PROG_TERM_LITERAL_LENGTH), ci);
     }
     if (<u32>hit == want) {
       store<u32>(out + (<usize>k << 2), v);

@@ -4,12 +4,29 @@
 // possible result (the SIMD paths store whole 16-byte vectors), and every
 // input list needs none. Outputs never alias inputs.
 //
-// Several lists are passed as a descriptor table: `k` pairs of u32
-// (pointer, length) at `desc`. The host may pass lists in any order; the
-// functions below reorder the table in place.
+// Several lists are passed as a descriptor table: `k` entries of u32
+// pointer and length (LIST_DESC_*) at `desc`. The host may pass lists in any
+// order; the functions below reorder the table in place.
 
 /** Writable ids an output buffer needs past its largest result. */
 export const OUT_SLACK: u32 = 4;
+
+/** A descriptor table entry (byte offsets): the list's pointer and its length in ids, u32 each. */
+export const LIST_DESC_PTR: u32 = 0;
+export const LIST_DESC_LENGTH: u32 = 4;
+export const LIST_DESC_SIZE: u32 = 8;
+// The same as inlined constants, so that the code below compiles as with
+// literals: an exported constant is a global the optimizer folds only late,
+// and intersectMany then came out otherwise.
+// @ts-ignore: decorator
+@inline const D_PTR: usize = LIST_DESC_PTR;
+// @ts-ignore: decorator
+@inline const D_LENGTH: usize = LIST_DESC_LENGTH;
+// @ts-ignore: decorator
+@inline const D_SIZE: usize = LIST_DESC_SIZE;
+/** An entry's index to its byte offset: D_SIZE is a power of two. */
+// @ts-ignore: decorator
+@inline const D_SHIFT: usize = <usize>ctz<usize>(D_SIZE);
 
 /**
  * Size ratio from which intersection and subtraction gallop (exponential
@@ -165,17 +182,21 @@ export function intersect2(a: usize, na: u32, b: usize, nb: u32, out: usize): u3
   return intersectSimd(a, na, b, nb, out);
 }
 
-/** Sorts a descriptor table by list length, shortest first (k is small: insertion sort). */
+/**
+ * Sorts a descriptor table by list length, shortest first (k is small:
+ * insertion sort). An entry (8 bytes) moves as one u64, whose bits from
+ * byte D_LENGTH on (little-endian) are the length.
+ */
 function sortByLength(desc: usize, k: u32): void {
   for (let i: u32 = 1; i < k; i++) {
-    const p = load<u64>(desc + (<usize>i << 3));
-    const n = <u32>(p >>> 32);
+    const p = load<u64>(desc + (<usize>i << D_SHIFT));
+    const n = <u32>(p >>> (<u64>D_LENGTH << 3));
     let j = i;
-    while (j > 0 && <u32>(load<u64>(desc + (<usize>(j - 1) << 3)) >>> 32) > n) {
-      store<u64>(desc + (<usize>j << 3), load<u64>(desc + (<usize>(j - 1) << 3)));
+    while (j > 0 && <u32>(load<u64>(desc + (<usize>(j - 1) << D_SHIFT)) >>> (<u64>D_LENGTH << 3)) > n) {
+      store<u64>(desc + (<usize>j << D_SHIFT), load<u64>(desc + (<usize>(j - 1) << D_SHIFT)));
       j--;
     }
-    store<u64>(desc + (<usize>j << 3), p);
+    store<u64>(desc + (<usize>j << D_SHIFT), p);
   }
 }
 
@@ -188,8 +209,8 @@ function sortByLength(desc: usize, k: u32): void {
 export function intersectMany(desc: usize, k: u32, out: usize, scratch: usize): u32 {
   if (k == 0) return 0;
   sortByLength(desc, k);
-  let src: usize = load<u32>(desc);
-  let n = load<u32>(desc + 4);
+  let src: usize = load<u32>(desc, D_PTR);
+  let n = load<u32>(desc, D_LENGTH);
   if (k == 1) {
     copyIds(out, src, n);
     return n;
@@ -197,8 +218,8 @@ export function intersectMany(desc: usize, k: u32, out: usize, scratch: usize): 
   // Ping-pong between the two buffers so that the last step writes `out`.
   let dst = (k & 1) == 0 ? out : scratch;
   for (let i: u32 = 1; i < k && n > 0; i++) {
-    const d = desc + (<usize>i << 3);
-    n = intersect2(src, n, <usize>load<u32>(d), load<u32>(d + 4), dst);
+    const d = desc + (<usize>i << D_SHIFT);
+    n = intersect2(src, n, <usize>load<u32>(d, D_PTR), load<u32>(d, D_LENGTH), dst);
     src = dst;
     dst = dst == out ? scratch : out;
   }
@@ -251,8 +272,8 @@ function survey(desc: usize, k: u32): void {
   let lo: u32 = u32.MAX_VALUE;
   let hi: u32 = 0;
   for (let i: u32 = 0; i < k; i++) {
-    const p = load<u32>(desc + (<usize>i << 3));
-    const n = load<u32>(desc + (<usize>i << 3) + 4);
+    const p = load<u32>(desc + (<usize>i << D_SHIFT), D_PTR);
+    const n = load<u32>(desc + (<usize>i << D_SHIFT), D_LENGTH);
     if (n == 0) continue;
     total += n;
     lo = min(lo, at(p, 0));
@@ -293,11 +314,16 @@ export function unionScratchBytes(desc: usize, k: u32): u32 {
 export function unionMany(desc: usize, k: u32, out: usize, scratch: usize): u32 {
   if (k == 0) return 0;
   if (k == 1) {
-    const n = load<u32>(desc + 4);
-    copyIds(out, load<u32>(desc), n);
+    const n = load<u32>(desc, D_LENGTH);
+    copyIds(out, load<u32>(desc, D_PTR), n);
     return n;
   }
-  if (k == 2) return union2(load<u32>(desc), load<u32>(desc + 4), load<u32>(desc + 8), load<u32>(desc + 12), out);
+  if (k == 2) {
+    return union2(
+      load<u32>(desc, D_PTR), load<u32>(desc, D_LENGTH),
+      load<u32>(desc + D_SIZE, D_PTR), load<u32>(desc + D_SIZE, D_LENGTH), out,
+    );
+  }
   survey(desc, k);
   if (gTotal == 0) return 0;
   if (useBitmap(k)) return unionBitmap(desc, k, out, scratch, gLo, bitmapWords(gLo, gHi));
@@ -307,8 +333,8 @@ export function unionMany(desc: usize, k: u32, out: usize, scratch: usize): u32 
 function unionBitmap(desc: usize, k: u32, out: usize, bits: usize, lo: u32, words: u32): u32 {
   memory.fill(bits, 0, <usize>words << 2);
   for (let i: u32 = 0; i < k; i++) {
-    const p = load<u32>(desc + (<usize>i << 3));
-    const n = load<u32>(desc + (<usize>i << 3) + 4);
+    const p = load<u32>(desc + (<usize>i << D_SHIFT), D_PTR);
+    const n = load<u32>(desc + (<usize>i << D_SHIFT), D_LENGTH);
     for (let j: u32 = 0; j < n; j++) {
       const d = at(p, j) - lo;
       const w = bits + (<usize>(d >>> 5) << 2);
@@ -335,8 +361,8 @@ function unionBitmap(desc: usize, k: u32, out: usize, bits: usize, lo: u32, word
 function unionSort(desc: usize, k: u32, out: usize, tmp: usize): u32 {
   let n: u32 = 0;
   for (let i: u32 = 0; i < k; i++) {
-    const m = load<u32>(desc + (<usize>i << 3) + 4);
-    copyIds(out + (<usize>n << 2), load<u32>(desc + (<usize>i << 3)), m);
+    const m = load<u32>(desc + (<usize>i << D_SHIFT), D_LENGTH);
+    copyIds(out + (<usize>n << 2), load<u32>(desc + (<usize>i << D_SHIFT), D_PTR), m);
     n += m;
   }
   radixSort(out, tmp, n);

@@ -5,8 +5,13 @@
 // Format: docs/format/histogram-chunks.md.
 import { readBits, window64 } from './bits';
 
-/** Prometheus' stale marker, a NaN whose sum field ends a histogram sample's data. */
-export const STALE_NAN: u64 = 0x7ff0000000000002;
+/**
+ * Prometheus' stale marker 0x7ff0000000000002, a NaN whose sum field ends a
+ * histogram sample's data, as the host sees it: its high and low 32 bits.
+ */
+export const STALE_NAN_HI: u32 = 0x7ff00000;
+export const STALE_NAN_LO: u32 = 0x00000002;
+export const STALE_NAN: u64 = (<u64>STALE_NAN_HI << 32) | <u64>STALE_NAN_LO;
 /** No XOR window yet: the next non-zero XOR opens one. */
 export const NO_WINDOW: u32 = 0xff;
 

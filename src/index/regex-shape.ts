@@ -1,3 +1,5 @@
+import { ANY_NONE, ANY_PLUS, ANY_STAR } from '../wasm/layout.js';
+
 // Recognises the regular expressions that the WebAssembly fast paths can
 // match exactly: fully anchored alternations of terms [lead] literal [trail]
 // with lead and trail each nothing, `.*` or `.+`, optionally in one group,
@@ -5,8 +7,8 @@
 // pattern this small recogniser is unsure of, is left to the RE2 engine:
 // the fast path must never answer differently.
 
-/** What a term's wildcard on one side is: nothing, `.*` or `.+` (numbers shared with assembly/matcher.ts). */
-export const Any = { NONE: 0, STAR: 1, PLUS: 2 } as const;
+/** What a term's wildcard on one side is: nothing, `.*` or `.+` (the scan program's kinds, assembly/matcher.ts). */
+export const Any = { NONE: ANY_NONE, STAR: ANY_STAR, PLUS: ANY_PLUS } as const;
 export type Any = (typeof Any)[keyof typeof Any];
 
 /** One alternative: `lead literal trail`. */

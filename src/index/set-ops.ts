@@ -1,4 +1,4 @@
-import { OUT_SLACK } from '../wasm/layout.js';
+import { LIST_DESC, OUT_SLACK } from '../wasm/layout.js';
 import { threadMatcherWasm, type MatcherWasm } from '../wasm/matcher.js';
 import { WasmMemory } from '../wasm/memory.js';
 
@@ -17,6 +17,11 @@ export interface Resident {
 }
 
 const EMPTY: Resident = { ptr: 0, length: 0 };
+
+// A descriptor table entry (LIST_DESC) in u32 words.
+const DESC_WORDS = LIST_DESC.size >>> 2;
+const DESC_PTR = LIST_DESC.ptr >>> 2;
+const DESC_LENGTH = LIST_DESC.length >>> 2;
 
 /** Plain arrays as a ListSource: list number i is lists[i]. */
 class ArraysSource implements ListSource {
@@ -134,13 +139,14 @@ export class Workspace {
       src.copyTo(lists[0]!, this.views.u32(), data >>> 2);
       return { ptr: data, length: total };
     }
-    const desc = this.alloc(k * 2);
+    const desc = this.allocBytes(k * LIST_DESC.size);
     const u32 = this.views.u32();
     let at = data >>> 2;
     for (let i = 0; i < k; i++) {
       const n = src.copyTo(lists[i]!, u32, at);
-      u32[(desc >>> 2) + 2 * i] = at * 4;
-      u32[(desc >>> 2) + 2 * i + 1] = n;
+      const e = (desc >>> 2) + i * DESC_WORDS;
+      u32[e + DESC_PTR] = at * 4;
+      u32[e + DESC_LENGTH] = n;
       at += n;
     }
     return this.unionDesc(desc, k, total, data);
@@ -192,13 +198,14 @@ export class Workspace {
     return { ptr: out, length: n };
   }
 
-  /** A descriptor table of (pointer, length) pairs. */
+  /** A descriptor table (LIST_DESC entries) of the sets. */
   private table(sets: readonly Resident[]): number {
-    const desc = this.alloc(sets.length * 2);
+    const desc = this.allocBytes(sets.length * LIST_DESC.size);
     const u32 = this.views.u32();
     sets.forEach((s, i) => {
-      u32[(desc >>> 2) + 2 * i] = s.ptr;
-      u32[(desc >>> 2) + 2 * i + 1] = s.length;
+      const e = (desc >>> 2) + i * DESC_WORDS;
+      u32[e + DESC_PTR] = s.ptr;
+      u32[e + DESC_LENGTH] = s.length;
     });
     return desc;
   }

@@ -20,7 +20,7 @@ const LABELS_OFF = ENTRY.labelsOff / 4;
 const LABELS_LEN = ENTRY.labelsLen / 4;
 const START = ENTRY.start / 4;
 const COUNT = ENTRY.count / 4;
-const PAD = COUNT + 1;
+const SLOT = ENTRY.slot / 4;
 
 const encoder = new TextEncoder();
 
@@ -143,7 +143,7 @@ export abstract class EntryBatchBuilder extends LabelBytesBuilder {
     w[e + LABELS_LEN] = labelsLen;
     w[e + START] = start;
     w[e + COUNT] = count;
-    w[e + PAD] = 0;
+    w[e + SLOT] = 0; // the head's scratch word
     this.n++;
   }
 

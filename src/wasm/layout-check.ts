@@ -6,15 +6,15 @@ function exportSuffix(field: string): string {
 }
 
 /** One constant of layout.ts: the module's export name, the host's name for it, its value. */
-interface Expected {
+export interface LayoutConstant {
   name: string;
   host: string;
   value: number;
 }
 
 /** Every constant of layout.ts: lone ones by their own name, a group G's field `f` as G_F. */
-function expectedExports(): Expected[] {
-  const out: Expected[] = [];
+export function layoutConstants(): LayoutConstant[] {
+  const out: LayoutConstant[] = [];
   for (const [name, value] of Object.entries(layout)) {
     if (typeof value === 'number') {
       out.push({ name, host: name, value });
@@ -27,7 +27,7 @@ function expectedExports(): Expected[] {
   return out;
 }
 
-function layoutMismatch(e: Expected, got: unknown): Error {
+function layoutMismatch(e: LayoutConstant, got: unknown): Error {
   const found = got === undefined ? `has no constant ${e.name}` : `has ${e.name} = ${String(got)}`;
   return new Error(
     `build/strata.wasm ${found}, but this code expects ${e.value} (${e.host} in src/wasm/layout.ts): `
@@ -42,7 +42,7 @@ function layoutMismatch(e: Expected, got: unknown): Error {
  * instance of one module exports the same constants.
  */
 export function checkLayout(exports: Readonly<Record<string, unknown>>): void {
-  for (const e of expectedExports()) {
+  for (const e of layoutConstants()) {
     const got = (exports[e.name] as { value?: unknown } | undefined)?.value;
     // An i32 global reads back signed: UNSURE (0x80000000) is -2^31 there.
     if (typeof got !== 'number' || got >>> 0 !== e.value >>> 0) throw layoutMismatch(e, got);

@@ -56,8 +56,16 @@ export const XOR_ERR = { tooShort: -1, truncated: -2, badWindow: -3, trailing: -
 
 /** Writable ids an output buffer needs past its largest result (assembly/postings.ts). */
 export const OUT_SLACK = 4;
+/** Entry of a descriptor table of id lists (assembly/postings.ts): byte offsets of its u32 pointer and length (ids). */
+export const LIST_DESC = { size: 8, ptr: 0, length: 4 } as const;
 /** Readable bytes needed past a value dictionary (assembly/matcher.ts). */
 export const DICT_SLACK = 16;
+/** Scan program of matchValues (assembly/matcher.ts): byte offsets of its u32 header words; the terms follow. */
+export const PROG = { flags: 0, termCount: 4, terms: 8 } as const;
+/** A term of a scan program: byte offsets of its u32 words (the literal's offset counts from the program's start). */
+export const PROG_TERM = { size: 12, shape: 0, literalAt: 4, literalLength: 8 } as const;
+/** A term's shape word: lead | trail << PROG_TRAIL_SHIFT, each an ANY_* kind. */
+export const PROG_TRAIL_SHIFT = 2;
 /** Readable bytes needed past a program's last literal (assembly/matcher.ts). */
 export const PROG_SLACK = 16;
 /** Program flag: compare ASCII letters case-insensitively (assembly/matcher.ts). */
@@ -88,8 +96,6 @@ export const KEYED = 1;
 export const HIST = {
   STATE_SIZE: 136,
   BUCKET_STATE_SIZE: 16,
-  SAMPLE_FIXED: 32,
-  LAYOUT_SPANS: 16,
   MAX_FIXED_BYTES: 40,
   MAX_BUCKET_BYTES: 10,
   SLACK_BYTES: 8,
@@ -98,6 +104,34 @@ export const HIST = {
   STATE_POS: 0,
   STATE_COUNT: 4,
 } as const;
+/**
+ * Histogram sample record (assembly/histogram.ts), the appenders' input and
+ * the decoder's output: byte offsets of its 8-byte slots, then its buckets,
+ * positive ones first. A record whose sum is STALE_NAN has no buckets in the
+ * decoder's output.
+ */
+export const HIST_SAMPLE = {
+  t: 0, // i64
+  count: 8, // float64: a number in integer chunks, its bits in float ones
+  zeroCount: 16, // as count
+  sum: 24, // float64 bits
+  fixed: 32, // bytes before the buckets
+  bucketBytes: 8, // float64 a bucket: as count (integer chunks: the delta-coded value)
+} as const;
+/** Layout record histWriteLayout reads (assembly/histogram.ts): byte offsets. */
+export const HIST_LAYOUT = {
+  schema: 0, // i32
+  zeroThreshold: 8, // float64 bits
+  spans: 16, // HIST_SPAN records, positive ones first
+} as const;
+/** A span of a layout record and of histDecodeSpans' output: byte offsets. */
+export const HIST_SPAN = { size: 8, offset: 0, length: 4 } as const; // offset i32, length u32
+/**
+ * Prometheus' stale marker 0x7ff0000000000002 as its high and low 32-bit
+ * words: the histogram codecs read it in a record's sum, and the decoder
+ * writes no buckets after it.
+ */
+export const STALE_NAN = { hi: 0x7ff00000, lo: 0x00000002 } as const;
 /** histDecodeField's fields. */
 export const HIST_FIELD = { COUNT: 0, HEADER: 1, SCHEMA: 2, POS_SPANS: 3, NEG_SPANS: 4, NUM_POS: 5, NUM_NEG: 6 } as const;
 /** The histogram decoder's negative results. */

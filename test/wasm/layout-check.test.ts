@@ -4,7 +4,7 @@
 // from, or lacks, one the host declares fails, naming it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkLayout } from '../../src/wasm/layout-check.js';
+import { checkLayout, layoutConstants } from '../../src/wasm/layout-check.js';
 import { instantiateStrataWasm } from '../../src/wasm/module.js';
 
 const real = instantiateStrataWasm() as unknown as Readonly<Record<string, unknown>>;
@@ -47,10 +47,20 @@ describe('the WebAssembly layout check', () => {
 
   test('checks every constant the module exports: a change to any one fails', () => {
     const constants = exportedConstants();
-    assert.ok(constants.size > 90, `only ${constants.size} constants exported`);
+    assert.ok(constants.size > 110, `only ${constants.size} constants exported`);
     for (const [name, value] of constants) {
       assert.throws(() => checkLayout(withConstant(name, value + 1)), new RegExp(`${name} = ${value + 1},`), name);
     }
+  });
+
+  test('gives every constant of layout.ts its own export name', () => {
+    const byName = new Map<string, string>();
+    for (const c of layoutConstants()) {
+      const other = byName.get(c.name);
+      assert.equal(other, undefined, `${c.host} and ${other} are both the module's ${c.name}`);
+      byName.set(c.name, c.host);
+    }
+    assert.deepEqual([...byName.keys()].sort(), [...exportedConstants().keys()].sort());
   });
 
   test('reads an i32 constant past 2^31 as the unsigned value the host declares', () => {

@@ -1,6 +1,7 @@
 import { ChunkEncodeError } from '../errors.js';
 import { countSpans, sameBuckets } from './spans.js';
 import type { FloatHistogram, Histogram, Span } from './types.js';
+import { STALE_NAN } from '../../wasm/layout.js';
 
 // The encoders' input contract (see HistogramChunkCodec.encode), checked in
 // one place for both implementations so they refuse the same inputs.
@@ -8,16 +9,18 @@ import type { FloatHistogram, Histogram, Span } from './types.js';
 /** A chunk's sample count is a 16-bit field. */
 export const MAX_HISTOGRAM_SAMPLES = 65535;
 
-const STALE_HI = 0x7ff00000;
-const STALE_LO = 0x00000002;
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 
-/** value.IsStaleNaN: exactly Prometheus' stale marker bits, 0x7ff0000000000002. */
+/**
+ * value.IsStaleNaN: exactly Prometheus' stale marker bits, 0x7ff0000000000002.
+ * Its words come from the module's layout: the WebAssembly codecs take a
+ * sample as a stale marker by the same bits.
+ */
 export function isStaleNaN(v: number): boolean {
   if (v === v) return false; // not a NaN at all: the common case
   f64[0] = v;
-  return u32[1] === STALE_HI && u32[0] === STALE_LO;
+  return u32[1] === STALE_NAN.hi && u32[0] === STALE_NAN.lo;
 }
 
 /** The layout a chunk's first sample fixed, as the appender keeps it. */

@@ -7,7 +7,7 @@ import { sameSpansPacked, type PackedHistogram } from './packed.js';
 import { badInteger } from './wasm-codec.js';
 import { layoutBytes, layoutChunkBytes, putLayout, putPacked, putSample } from './wasm-io.js';
 import { threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
-import { HIST } from '../../wasm/layout.js';
+import { HIST, HIST_SAMPLE } from '../../wasm/layout.js';
 
 // A histogram chunk that grows one sample at a time in WebAssembly. The
 // appender state and the per-bucket state stay in module memory, in a block
@@ -18,9 +18,14 @@ import { HIST } from '../../wasm/layout.js';
 // the chunk's last partial word goes in and only the new bytes come out, so
 // an append costs the sample's size, not the chunk's.
 
+// The appender state's words the host reads and rebases (HIST.STATE_*).
 const POS_WORD = HIST.STATE_POS >>> 2;
 const COUNT_WORD = HIST.STATE_COUNT >>> 2;
-/** Where the per-bucket state starts in an appender's block (16-byte aligned after the state). */
+/**
+ * Where the per-bucket state starts in an appender's block (16-byte aligned
+ * after the state). The block is the host's: the module is given the state
+ * and the per-bucket state as two pointers.
+ */
 const BUCKETS_AT = (HIST.STATE_SIZE + 15) & ~15;
 
 /** Frees the module memory of appenders that were collected. */
@@ -120,7 +125,7 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     const cap = (this.len - start) + (first ? layoutChunkBytes(spans) : 0)
       + HIST.MAX_FIXED_BYTES + nb * HIST.MAX_BUCKET_BYTES + HIST.SLACK_BYTES + 8;
     const buf = hw.chunk.ensure(cap);
-    const input = hw.samples.ensure(HIST.SAMPLE_FIXED + nb * 8);
+    const input = hw.samples.ensure(HIST_SAMPLE.fixed + nb * HIST_SAMPLE.bucketBytes);
     const lay = first ? hw.layout.ensure(layoutBytes(spans)) : 0;
     const u8 = hw.mem.u8();
     // Bytes copied one by one: the tail is a word or a few, and a subarray costs an object.

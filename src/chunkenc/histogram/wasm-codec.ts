@@ -6,16 +6,16 @@ import { wasmHistogramDecodeError } from './errors.js';
 import { counterResetHint, headerFromHint, staleHistogram } from './samples.js';
 import { countSpans } from './spans.js';
 import type { FloatHistogram, Histogram } from './types.js';
-import { getNumbers, getSpans, layoutBytes, layoutChunkBytes, putLayout, putSample } from './wasm-io.js';
+import {
+  BUCKETS_SLOT, COUNT_SLOT, SUM_SLOT, T_SLOT, ZERO_COUNT_SLOT,
+  getNumbers, getSpans, isStaleRecord, layoutBytes, layoutChunkBytes, putLayout, putSample,
+} from './wasm-io.js';
 import { threadHistogramWasm, type HistogramWasm } from '../../wasm/histogram.js';
-import { HIST, HIST_FIELD } from '../../wasm/layout.js';
+import { HIST, HIST_FIELD, HIST_SAMPLE, HIST_SPAN } from '../../wasm/layout.js';
 
 // The histogram chunk codecs in WebAssembly (assembly/histogram.ts): one
 // call appends a whole batch of samples or decodes a whole chunk. Samples
 // cross into module memory as flat records (wasm-io.ts).
-
-const STALE_HI = 0x7ff00000;
-const STALE_LO = 2;
 
 /** Checks a batch against the encode contract; returns the chunk's layout (undefined when empty). */
 function checkBatch(histograms: readonly (Histogram | FloatHistogram)[]): ChunkLayout | undefined {
@@ -41,7 +41,7 @@ export function wasmEncode(
   const layout = checkBatch(histograms);
   const spans = layout === undefined ? 0 : layout.positiveSpans.length + layout.negativeSpans.length;
   const nb = layout === undefined ? 0 : countSpans(layout.positiveSpans) + countSpans(layout.negativeSpans);
-  const stride = HIST.SAMPLE_FIXED + nb * 8;
+  const stride = HIST_SAMPLE.fixed + nb * HIST_SAMPLE.bucketBytes;
   const cap = 3 + layoutChunkBytes(spans) + n * (HIST.MAX_FIXED_BYTES + nb * HIST.MAX_BUCKET_BYTES) + HIST.SLACK_BYTES + 8;
   const { fns, state } = hw;
   const buf = hw.chunk.ensure(cap);
@@ -97,8 +97,8 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
   const numN = fns.histDecodeField(state, HIST_FIELD.NUM_NEG);
   const nb = numP + numN;
   // Every bucket value of a sample takes at least one bit of the chunk; stale markers carry none.
-  const cap = count * HIST.SAMPLE_FIXED + Math.min(len * 8, count * nb) * 8 + 64;
-  const spansAt = hw.layout.ensure((nPosSpans + nNegSpans) * 8 + 8);
+  const cap = count * HIST_SAMPLE.fixed + Math.min(len * 8, count * nb) * HIST_SAMPLE.bucketBytes + 64;
+  const spansAt = hw.layout.ensure((nPosSpans + nNegSpans) * HIST_SPAN.size + 8);
   const buckets = hw.buckets.ensure(nb * HIST.BUCKET_STATE_SIZE + 16);
   const out = hw.samples.ensure(cap);
   fns.histDecodeSpans(state, buf, len, spansAt);
@@ -107,32 +107,32 @@ export function wasmDecode(hw: HistogramWasm, float: boolean, chunk: Uint8Array)
   const f64 = hw.mem.f64();
   const i32 = hw.mem.i32();
   const positiveSpans = getSpans(i32, spansAt, nPosSpans);
-  const negativeSpans = getSpans(i32, spansAt + nPosSpans * 8, nNegSpans);
+  const negativeSpans = getSpans(i32, spansAt + nPosSpans * HIST_SPAN.size, nNegSpans);
   const schema = fns.histDecodeField(state, HIST_FIELD.SCHEMA);
   const zeroThreshold = f64[(state + HIST.STATE_ZT) >>> 3]!;
   const tsWords = new Int32Array(timestamps.buffer);
   let at = out >>> 3;
   for (let i = 0; i < count; i++) {
-    tsWords[i * 2] = i32[at * 2]!;
-    tsWords[i * 2 + 1] = i32[at * 2 + 1]!;
-    if (i32[(at + 3) * 2 + 1] === STALE_HI && i32[(at + 3) * 2] === STALE_LO) {
-      histograms.push(staleHistogram(f64[at + 3]!));
-      at += 4;
+    tsWords[i * 2] = i32[(at + T_SLOT) * 2]!;
+    tsWords[i * 2 + 1] = i32[(at + T_SLOT) * 2 + 1]!;
+    if (isStaleRecord(i32, at)) {
+      histograms.push(staleHistogram(f64[at + SUM_SLOT]!));
+      at += BUCKETS_SLOT; // the record ends where its buckets would start
       continue;
     }
     histograms.push({
       counterResetHint: counterResetHint(header, i + 1),
       schema,
       zeroThreshold,
-      zeroCount: f64[at + 2]!,
-      count: f64[at + 1]!,
-      sum: f64[at + 3]!,
+      zeroCount: f64[at + ZERO_COUNT_SLOT]!,
+      count: f64[at + COUNT_SLOT]!,
+      sum: f64[at + SUM_SLOT]!,
       positiveSpans: positiveSpans.map((s) => ({ offset: s.offset, length: s.length })),
       negativeSpans: negativeSpans.map((s) => ({ offset: s.offset, length: s.length })),
-      positiveBuckets: getNumbers(f64, at + 4, numP),
-      negativeBuckets: getNumbers(f64, at + 4 + numP, numN),
+      positiveBuckets: getNumbers(f64, at + BUCKETS_SLOT, numP),
+      negativeBuckets: getNumbers(f64, at + BUCKETS_SLOT + numP, numN),
     });
-    at += 4 + nb;
+    at += BUCKETS_SLOT + nb;
   }
   return { timestamps, histograms, header };
 }
