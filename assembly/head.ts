@@ -26,7 +26,7 @@ const S_HASH: usize = 112; //             u64 xxh64 of the label bytes
 export const SLOT_SIZE: u32 = 128;
 export const F_HAS_DATA: u32 = 1;
 
-// Batch entry: one series' run of samples (src/record/sample-batch.ts writes them).
+// Batch entry: one series' run of samples (src/record/append-batch.ts and histogram-batch.ts write them).
 export const E_HASH: usize = 0; //       u64 xxh64 of the label bytes
 export const E_REF: usize = 8; //        u32 series id + 1, or 0 to look the series up by labels
 export const E_LABELS_OFF: usize = 12; // u32 offset of the label bytes in the batch's label area
