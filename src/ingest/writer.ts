@@ -18,7 +18,8 @@ import { snappyDecodedLength } from '../encoding/snappy-block.js';
 import type { WriteAdmission } from './limits/write-limiter.js';
 import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
 import { invalidArgument } from '../errors/errors.js';
-import { SeriesCache } from './series-cache.js';
+import { SeriesCache, type CacheTicket } from './series-cache.js';
+import type { ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 
 /**
  * What a remote write stored, and what it refused (the error to answer
@@ -133,73 +134,92 @@ export class Writer {
       limits.admitTenant(opts.tenant, decoded < 0 ? { body: size } : { body: size, decoded }, db);
     }
     const cache = this.seriesCache;
-    const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
     const ticket = cache.begin();
     let parsed: ParsedWrite;
-    let batch: ArrayBuffer;
-    let result: AppendResult | undefined;
+    let floats: { result: AppendResult | undefined; batch: ArrayBuffer };
     try {
       parsed = await parseWriteInPool(this.pool, bytes, parseOpts, snappy === undefined ? { cache: ticket.table } : { snappy, cache: ticket.table });
       if (limits !== undefined) {
         if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
         limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
       }
-      cache.hits += parsed.refEntries;
-      batch = parsed.batch;
-      const entries = viewAppendBatch(batch).entries;
-      // Entries given by labels may each create a series (several µs with
-      // its postings): many of them are appended in steps, each in a turn
-      // of the event loop with time to spare, so that no turn is held long.
-      const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
-      const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
-      for (let from = 0; from < entries; from += step) {
-        const wait = appendTurns.take();
-        if (wait !== undefined) await wait;
-        // Every ref is checked before each step: series may have been dropped meanwhile.
-        if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
-        const to = Math.min(entries, from + step);
-        const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
-        result = result === undefined ? r : addAppendResults(result, r);
-      }
-      if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
+      floats = await this.appendFloats(parsed, ticket);
     } finally {
       cache.end(ticket);
     }
+    const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
     // Rejections are named from the batch: it is given back once they are.
-    const rejectedFloats = result === undefined ? undefined : rejectionError(result, batch, labelsOf);
+    const rejectedFloats = floats.result === undefined ? undefined : rejectionError(floats.result, floats.batch, labelsOf);
     recycleBatch(parsed.batch);
     const hBatch = parsed.histogramBatch;
     const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
     const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
     if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
-    const v2 = opts.dialect === 'prometheus-v2';
-    const problems: string[] = [];
-    if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
-    if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
-    if (parsed.invalidHistograms > 0) problems.push(`${parsed.invalidHistograms} invalid native histograms (first: ${parsed.firstInvalidHistogram})`);
-    if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
-    // 2.0 may not answer 2xx while anything sent was not written; 1.0 drops
-    // such exemplars silently, as Prometheus and Thanos Receive do.
-    if (v2 && exemplars !== undefined) {
-      if (exemplars.outOfOrder > 0) problems.push(`${exemplars.outOfOrder} out of order exemplars (first: ${exemplars.firstOutOfOrder})`);
-      if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
-      if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
-    }
-    const rejected = joinRejections(
-      rejectedFloats,
-      hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf),
-    );
     const written = {
-      samples: result === undefined ? 0 : result.appended + result.ignored,
+      samples: floats.result === undefined ? 0 : floats.result.appended + floats.result.ignored,
       histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,
       exemplars: exemplars?.written ?? 0,
     };
+    const rejected = joinRejections(rejectedFloats, hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf));
+    const problems = refusedParts(parsed, opts.dialect === 'prometheus-v2' ? exemplars : undefined);
     if (problems.length > 0) {
       if (rejected !== undefined) problems.push(rejected.message);
       return { ...written, error: invalidArgument(`write of tenant ${JSON.stringify(parsed.tenant)} partly refused: ${problems.join('; ')}`) };
     }
     return rejected === undefined ? written : { ...written, error: rejected };
   }
+
+  /**
+   * Appends a parsed write's float samples. Entries given by labels may
+   * each create a series (several µs with its postings): many of them are
+   * appended in steps, each in a turn of the event loop with time to
+   * spare, so that no turn is held long. The series the pool's worker did
+   * not find in the cache are learned from the ids the append gave them.
+   * Returns what was appended (undefined for an empty batch) and the batch
+   * as appended (a new one when refs had to be resolved).
+   */
+  private async appendFloats(parsed: ParsedWrite, ticket: CacheTicket): Promise<{ result: AppendResult | undefined; batch: ArrayBuffer }> {
+    const db = this.db;
+    const cache = this.seriesCache;
+    let batch = parsed.batch;
+    let result: AppendResult | undefined;
+    cache.hits += parsed.refEntries;
+    const entries = viewAppendBatch(batch).entries;
+    const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
+    const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
+    for (let from = 0; from < entries; from += step) {
+      const wait = appendTurns.take();
+      if (wait !== undefined) await wait;
+      // Every ref is checked before each step: series may have been dropped meanwhile.
+      if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
+      const to = Math.min(entries, from + step);
+      const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
+      result = result === undefined ? r : addAppendResults(result, r);
+    }
+    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
+    return { result, batch };
+  }
+}
+
+/**
+ * What of a parsed write was refused before any append, each part naming
+ * the first case; with `exemplars` (remote write 2.0, which may not answer
+ * 2xx while anything sent was not written) also the exemplars the store
+ * refused. 1.0 drops such exemplars silently, as Prometheus and Thanos
+ * Receive do.
+ */
+function refusedParts(parsed: ParsedWrite, exemplars: ExemplarAppendResult | undefined): string[] {
+  const problems: string[] = [];
+  if (parsed.invalidSeries > 0) problems.push(`${parsed.invalidSeries} series with invalid labels (first: ${parsed.firstInvalid})`);
+  if (parsed.emptySeries > 0) problems.push(`${parsed.emptySeries} series without samples or histograms (first: ${parsed.firstEmpty})`);
+  if (parsed.invalidHistograms > 0) problems.push(`${parsed.invalidHistograms} invalid native histograms (first: ${parsed.firstInvalidHistogram})`);
+  if (parsed.invalidExemplars > 0) problems.push(`${parsed.invalidExemplars} invalid exemplars (first: ${parsed.firstInvalidExemplar})`);
+  if (exemplars !== undefined) {
+    if (exemplars.outOfOrder > 0) problems.push(`${exemplars.outOfOrder} out of order exemplars (first: ${exemplars.firstOutOfOrder})`);
+    if (exemplars.tooLong > 0) problems.push(`${exemplars.tooLong} exemplars with labels over ${EXEMPLAR_MAX_LABEL_CHARS} characters`);
+    if (exemplars.unknownSeries > 0) problems.push(`${exemplars.unknownSeries} exemplars of series this store does not hold (none of their samples was taken)`);
+  }
+  return problems;
 }
 
 /** Entries appended at a time when a write may create many series. */
