@@ -46,7 +46,7 @@ export function viewAppendBatch(buffer: ArrayBuffer): AppendBatchView {
 }
 
 /** Computes every entry's label hash in module memory (one call for the batch). */
-export function hashBatch(wasm: HeadWasm, batch: ArrayBuffer): void {
+function hashBatch(wasm: HeadWasm, batch: ArrayBuffer): void {
   const v = viewAppendBatch(batch);
   hashEntries(wasm, batch, v.entriesAt, v.entries, v.labelsAt, v.labelBytes);
 }
