@@ -41,20 +41,29 @@ export type ChunkVisitor = (id: number, ref: number, minT: number, maxT: number,
 interface Segment {
   seq: number;
   path: string;
+  /** -1 until the file is created (at its first flush: creating it may fail on a full disk). */
   fd: number;
+  /** Empty until the file is created. */
   map: Buffer;
-  /** Bytes in use: the header and whole entries. */
+  /** Bytes in the file: the header and whole entries (the header counts before the file exists). */
   size: number;
+  /** Entries added and not yet written to the file, which go at `size`. */
+  stage: Buffer;
+  staged: number;
   minT: number;
   maxT: number;
   chunks: number;
 }
 
+const NO_BYTES = Buffer.alloc(0);
+/** Room staged for a segment's entries between writes. */
+const STAGE_BYTES = 1 << 20;
+
 export class ChunkSegments {
   private readonly segments = new Map<number, Segment>();
   private active!: Segment;
-  private stage = Buffer.allocUnsafe(1 << 20);
-  private staged = 0;
+  /** Segments with staged entries a write failed to take (a full disk), oldest first; flush() tries them again. */
+  private readonly unwritten: Segment[] = [];
   private readonly unsynced: Segment[] = [];
   private readonly segmentBytes: number;
 
@@ -73,7 +82,7 @@ export class ChunkSegments {
     fs.mkdirSync(opts.dir, { recursive: true });
     const seqs = fs.readdirSync(opts.dir).filter((f) => /^\d{6,}$/.test(f)).map(Number).sort((a, b) => a - b);
     seqs.forEach((seq, i) => cs.load(seq, i === seqs.length - 1, visit));
-    cs.active = cs.create((seqs.at(-1) ?? 0) + 1);
+    cs.active = cs.newSegment((seqs.at(-1) ?? 0) + 1);
     return cs;
   }
 
@@ -81,50 +90,59 @@ export class ChunkSegments {
    * Stages a chunk of `encoding` (Prometheus' number: 1 XOR, the default,
    * 2 histogram, 3 float histogram) for writing and returns its ref. The
    * bytes reach the file at the next flush(); read() flushes first, so a
-   * ref is readable as soon as it is returned.
+   * ref is readable as soon as it is returned. Does no I/O that can fail:
+   * entries a full disk keeps out of the files stay staged, readable, until
+   * a flush() gets them written.
    */
   add(id: number, minT: number, maxT: number, data: Uint8Array, encoding = ENCODING_XOR): number {
     const most = MAX_ENTRY_HEADER + data.length + CRC_BYTES;
-    if (this.active.size + this.staged + most > this.segmentBytes && this.active.size + this.staged > FILE_HEADER) this.roll();
-    if (this.staged + most > this.stage.length) {
-      this.flush();
-      if (most > this.stage.length) this.stage = Buffer.allocUnsafe(most);
-    }
-    const b = this.stage;
-    const at = this.staged;
+    let seg = this.active;
+    if (seg.size + seg.staged + most > this.segmentBytes && seg.size + seg.staged > FILE_HEADER) seg = this.roll();
+    if (seg.staged + most > seg.stage.length && !this.tryWrite(seg)) grow(seg, seg.staged + most);
+    if (most > seg.stage.length) grow(seg, most);
+    const b = seg.stage;
+    const at = seg.staged;
     const dataAt = writeEntryHeader(b, at, id, minT, maxT, encoding, data.length);
     b.set(data, dataAt);
     const end = dataAt + data.length;
     b.writeUInt32LE(crc32c(b.subarray(at, end)), end);
-    this.staged = end + CRC_BYTES;
-    const seg = this.active;
+    seg.staged = end + CRC_BYTES;
     if (minT < seg.minT) seg.minT = minT;
     if (maxT > seg.maxT) seg.maxT = maxT;
     seg.chunks++;
     return seg.seq * TWO_32 + seg.size + at;
   }
 
-  /** Writes the staged chunks to the OS (one write). */
+  /**
+   * Writes the staged chunks to the OS (one write a segment, creating its
+   * file first if need be). Throws the write's error (ENOSPC, EIO) with
+   * the chunks still staged and readable: a later flush tries again.
+   */
   flush(): void {
-    if (this.staged === 0) return;
-    const seg = this.active;
-    fs.writeSync(seg.fd, this.stage, 0, this.staged, seg.size);
-    seg.size += this.staged;
-    this.staged = 0;
+    while (this.unwritten.length > 0) {
+      this.write(this.unwritten[0]!);
+      this.unwritten.shift();
+    }
+    this.write(this.active);
+  }
+
+  /** Whether entries are staged that a write failed to take. */
+  get backlog(): boolean {
+    return this.unwritten.length > 0;
   }
 
   /**
    * The chunk's bytes: a view of the memory map, valid for as long as the
    * caller holds it (the map lives while any view of it does), read-only.
+   * A chunk a full disk keeps staged is returned as a copy.
    */
   read(ref: number): Uint8Array {
-    if (this.staged > 0) this.flush();
     const seq = Math.floor(ref / TWO_32);
     const seg = this.segments.get(seq);
     if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
     const at = ref - seq * TWO_32;
-    if (!readEntryHeader(seg.map, at, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
-    return seg.map.subarray(header.dataAt, header.dataAt + header.dataLen);
+    const bytes = this.bytesAt(seg, at, ref);
+    return bytes === seg.map ? seg.map.subarray(header.dataAt, header.dataAt + header.dataLen) : bytes.slice(header.dataAt, header.dataAt + header.dataLen);
   }
 
   /**
@@ -133,12 +151,26 @@ export class ChunkSegments {
    * bytes.
    */
   encodingOf(ref: number): number {
-    if (this.staged > 0) this.flush();
     const seq = Math.floor(ref / TWO_32);
     const seg = this.segments.get(seq);
     if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
-    if (!readEntryHeader(seg.map, ref - seq * TWO_32, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
+    this.bytesAt(seg, ref - seq * TWO_32, ref);
     return header.encoding;
+  }
+
+  /**
+   * Reads the entry header at `at` of `seg` into `header` and returns what
+   * its offsets are in: the map, or (for an entry a failed write left
+   * staged) the stage, with `header`'s offsets made relative to it.
+   */
+  private bytesAt(seg: Segment, at: number, ref: number): Buffer {
+    if (at >= seg.size && seg.staged > 0) this.tryWrite(seg);
+    if (at < seg.size) {
+      if (!readEntryHeader(seg.map, at, seg.size, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
+      return seg.map;
+    }
+    if (!readEntryHeader(seg.stage, at - seg.size, seg.staged, header)) throw new RangeError(`chunk ref ${ref}: no entry there`);
+    return seg.stage;
   }
 
   /** The segment number a ref points into. */
@@ -154,7 +186,7 @@ export class ChunkSegments {
     const gone: number[] = [];
     for (const seg of this.segments.values()) {
       if (seg === this.active || seg.maxT >= cutoff) continue;
-      if (this.unsynced.includes(seg)) continue;
+      if (this.unsynced.includes(seg) || seg.staged > 0) continue;
       fs.closeSync(seg.fd);
       fs.unlinkSync(seg.path);
       // A read in flight may still hold a view: the map stays valid, but its
@@ -171,25 +203,21 @@ export class ChunkSegments {
    * to write a block, say); later reads fault back in what they touch.
    */
   releaseResidentPages(): void {
-    for (const seg of this.segments.values()) if (seg !== this.active) releasePages(seg.map);
+    for (const seg of this.segments.values()) if (seg !== this.active && seg.fd >= 0) releasePages(seg.map);
   }
 
   /** fsyncs every segment written since the last sync (off the event loop). */
   async sync(): Promise<void> {
     this.flush();
     const pending = this.unsynced.splice(0);
-    await Promise.all(pending.map((seg) => syncFd(seg.fd).then(() => {
-      if (seg !== this.active && this.segments.get(seg.seq) === seg) {
-        // Closed segments keep their map for reads; the descriptor is only needed for deletion.
-      }
-    })));
-    await syncFd(this.active.fd);
+    await Promise.all(pending.map((seg) => syncFd(seg.fd)));
+    if (this.active.fd >= 0) await syncFd(this.active.fd);
   }
 
   /** Bytes in use in all segments. */
   diskBytes(): number {
-    let total = this.staged;
-    for (const seg of this.segments.values()) total += seg.size;
+    let total = 0;
+    for (const seg of this.segments.values()) total += (seg.fd >= 0 ? seg.size : 0) + seg.staged;
     return total;
   }
 
@@ -197,37 +225,98 @@ export class ChunkSegments {
     return this.segments.size;
   }
 
-  /** Flushes, trims the active segment to its size, fsyncs and closes the files. */
+  /**
+   * Flushes, fsyncs and closes the files. Chunks a full disk keeps staged
+   * are left out (their samples are in the WAL) and the flush's error is
+   * thrown once every file is closed.
+   */
   async close(): Promise<void> {
-    this.flush();
-    fs.ftruncateSync(this.active.fd, this.active.size);
-    await this.sync();
-    for (const seg of this.segments.values()) fs.closeSync(seg.fd);
-    this.segments.clear();
+    try {
+      await this.sync();
+    } finally {
+      for (const seg of this.segments.values()) if (seg.fd >= 0) fs.closeSync(seg.fd);
+      this.segments.clear();
+    }
   }
 
-  private roll(): void {
-    this.flush();
+  /** Starts the next segment; the full one is written now if it can be, or by a later flush. */
+  private roll(): Segment {
     const old = this.active;
-    fs.ftruncateSync(old.fd, old.size);
-    this.unsynced.push(old);
-    this.active = this.create(old.seq + 1);
+    if (old.staged > 0 && !this.tryWrite(old)) this.unwritten.push(old);
+    if (old.fd >= 0) this.unsynced.push(old);
+    this.active = this.newSegment(old.seq + 1);
+    if (old.staged === 0) {
+      // The stage is free: the new segment takes it over.
+      this.active.stage = old.stage;
+      old.stage = NO_BYTES;
+    }
+    return this.active;
   }
 
-  private create(seq: number): Segment {
+  /** A segment to stage entries for; its file is made by its first write. */
+  private newSegment(seq: number): Segment {
     const path = join(this.opts.dir, String(seq).padStart(6, '0'));
-    const fd = fs.openSync(path, 'wx+');
-    const header = Buffer.alloc(FILE_HEADER);
-    header.writeUInt32BE(CHUNK_SEGMENT_MAGIC, 0);
-    header[4] = CHUNK_SEGMENT_VERSION;
-    fs.writeSync(fd, header, 0, FILE_HEADER, 0);
-    // A sparse file of the full size, mapped once: later writes show
-    // through the shared map without remapping.
-    fs.ftruncateSync(fd, this.segmentBytes);
-    const map = mapFile(fd, this.segmentBytes);
-    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
+    const seg: Segment = {
+      seq, path, fd: -1, map: NO_BYTES, size: FILE_HEADER, stage: Buffer.allocUnsafe(STAGE_BYTES), staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0,
+    };
     this.segments.set(seq, seg);
     return seg;
+  }
+
+  /**
+   * Writes `seg`'s staged entries at its end, creating its file first
+   * (header, then the full size mapped once: the file grows by these
+   * writes only, never sparse, so that no page of the map is ever touched
+   * that the filesystem has not given space for; later writes show through
+   * the shared map). On an error the file is as before and the entries stay staged.
+   */
+  private write(seg: Segment): void {
+    if (seg.staged === 0) return;
+    if (seg.fd < 0) this.createFile(seg);
+    const wrote = writeAll(seg.fd, seg.stage, seg.staged, seg.size);
+    if (wrote !== undefined) {
+      try {
+        fs.ftruncateSync(seg.fd, seg.size);
+      } catch {
+        // The entries are written again at `size` by the next flush; bytes past them are the unused rest.
+      }
+      throw wrote;
+    }
+    seg.size += seg.staged;
+    seg.staged = 0;
+    if (seg !== this.active && seg.stage !== NO_BYTES) seg.stage = NO_BYTES;
+  }
+
+  /** write(), with a failure left for flush() to report. */
+  private tryWrite(seg: Segment): boolean {
+    try {
+      this.write(seg);
+      return true;
+    } catch {
+      if (seg !== this.active && !this.unwritten.includes(seg)) {
+        this.unwritten.push(seg);
+        this.unwritten.sort((a, b) => a.seq - b.seq);
+      }
+      return false;
+    }
+  }
+
+  private createFile(seg: Segment): void {
+    const fd = fs.openSync(seg.path, 'wx+');
+    try {
+      const head = Buffer.alloc(FILE_HEADER);
+      head.writeUInt32BE(CHUNK_SEGMENT_MAGIC, 0);
+      head[4] = CHUNK_SEGMENT_VERSION;
+      const failed = writeAll(fd, head, FILE_HEADER, 0);
+      if (failed !== undefined) throw failed;
+      seg.map = mapFile(fd, this.segmentBytes);
+    } catch (err) {
+      // No file left behind: the next attempt creates it again.
+      fs.closeSync(fd);
+      fs.unlinkSync(seg.path);
+      throw err;
+    }
+    seg.fd = fd;
   }
 
   private load(seq: number, last: boolean, visit: ChunkVisitor): void {
@@ -245,7 +334,7 @@ export class ChunkSegments {
     const map = mapFile(fd, fileSize);
     if (map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC) throw chunkFileCorrupt(path, 0, 'bad magic number');
     if (map[4] !== CHUNK_SEGMENT_VERSION) throw chunkFileCorrupt(path, 4, `unknown version ${map[4]}`);
-    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, minT: Infinity, maxT: -Infinity, chunks: 0 };
+    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, stage: NO_BYTES, staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0 };
     let at = FILE_HEADER;
     let bad: string | undefined;
     const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
@@ -297,3 +386,21 @@ export class ChunkSegments {
   }
 }
 
+
+/** Writes `length` bytes of `bytes` at `position`, looping on short writes; returns the error instead of throwing it. */
+function writeAll(fd: number, bytes: Buffer, length: number, position: number): Error | undefined {
+  try {
+    let done = 0;
+    while (done < length) done += fs.writeSync(fd, bytes, done, length - done, position + done);
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** Makes `seg`'s stage hold at least `bytes`, keeping what it has staged. */
+function grow(seg: Segment, bytes: number): void {
+  const next = Buffer.allocUnsafe(Math.max(bytes, seg.stage.length * 2, STAGE_BYTES));
+  seg.stage.copy(next, 0, 0, seg.staged);
+  seg.stage = next;
+}

@@ -27,6 +27,8 @@ export interface ServeConfig {
   retentionMs: number;
   /** Oldest blocks go while the data takes more bytes than this; 0: no limit. */
   retentionBytes: number;
+  /** --disk-reserve: bytes held back for a full disk (src/db/write-health.ts). */
+  diskReserveBytes: number;
   /** Compact blocks into larger ones (off where Thanos' compactor owns them). */
   compaction: boolean;
   /** Thanos' bucket configuration to ship blocks to, from --objstore.config or --objstore.config-file (`from`), and its text. */
@@ -62,6 +64,7 @@ export const serveOptions = {
   env: { type: 'string', default: 'production' },
   retention: { type: 'string', default: '15d' },
   'retention-size': { type: 'string', default: '0' },
+  'disk-reserve': { type: 'string', default: '8MiB' },
   compaction: { type: 'string', default: 'true' },
   'objstore.config': { type: 'string' },
   'objstore.config-file': { type: 'string' },
@@ -96,6 +99,8 @@ Flags:
   --env ENV                 development or production (default production)
   --retention DURATION      keep data this far back from the newest sample (default 15d)
   --retention-size SIZE     delete the oldest blocks while blocks, WAL and head chunks take more (e.g. 50GB; default 0: no limit)
+  --disk-reserve SIZE       space held back on the data directory's filesystem, so that a full disk refuses writes
+                            cleanly and they resume by themselves once space is freed (default 8MiB; 0: none)
   --compaction BOOL         compact blocks 2h -> 6h -> 18h ... (default true; false where Thanos' compactor owns them)
   --objstore.config-file FILE  ship each new block to this bucket (Thanos' bucket configuration: FILESYSTEM, S3)
   --objstore.config YAML       the same configuration given inline
@@ -218,6 +223,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     env,
     retentionMs: positiveDuration('retention', values.retention),
     retentionBytes: parseBytes('retention-size', values['retention-size']),
+    diskReserveBytes: parseBytes('disk-reserve', values['disk-reserve']),
     compaction: parseBool('compaction', values.compaction),
     objstoreConfig: objstoreConfig(values['objstore.config'], values['objstore.config-file']),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),

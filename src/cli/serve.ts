@@ -76,6 +76,7 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     env: config.env,
     retention: config.retentionMs,
     retentionSize: config.retentionBytes,
+    diskReserve: config.diskReserveBytes,
     compaction: config.compaction,
     walFsyncInterval: config.walFsyncIntervalMs,
     tenantLabelName: config.tenantLabelName,

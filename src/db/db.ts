@@ -16,6 +16,9 @@ import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
 import { blocksPastRetention, type RetentionPlan } from './retention.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
+
+/** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
 import type { DbLog, DbOptions } from './options.js';
 import { ReadTracker } from './read-tracker.js';
 import { appendOutOfOrder } from '../head/ooo-append.js';
@@ -29,6 +32,8 @@ import { HistogramRecordWriter } from '../record/histogram-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
+import { DiskReserve } from '../files/disk-reserve.js';
+import { WriteHealth, type WriteErrorCount } from './write-health.js';
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -113,8 +118,13 @@ export class Db {
   private maintenance: Promise<void> = Promise.resolve();
   private headCompactionQueued = false;
   private timer: NodeJS.Timeout | undefined;
-  private broken: unknown;
   private closed = false;
+  /** Whether writes can be stored, and getting back to it after a full or failing disk (write-health.ts). */
+  private readonly health: WriteHealth;
+  private readonly reserve: DiskReserve;
+  /** A failed WAL truncation or head compaction is not tried again before these times. */
+  private truncateAfter = 0;
+  private compactHeadAfter = 0;
   private readonly reads = new ReadTracker();
   private readonly failedCompactions = new Set<string>();
   private readonly seriesRecord = new SeriesRecordWriter();
@@ -146,6 +156,8 @@ export class Db {
     this.now = opts.now ?? Date.now;
     this.oooCuts = new OooCuts(this.head, (type, payload) => this.logRecord(type, payload));
     this.exemplars = new ExemplarStore(opts.maxExemplars ?? DEFAULT_MAX_EXEMPLARS, (bytes) => this.head.hash(bytes));
+    this.reserve = new DiskReserve(opts.dataDir, opts.reserveBytes ?? 0);
+    this.health = new WriteHealth(this.reserve, () => this.wal, () => this.chunks, this.log, () => this.restoreWal());
   }
 
   /**
@@ -157,6 +169,10 @@ export class Db {
   static async open(opts: DbOptions): Promise<Db> {
     const db = new Db(opts);
     mkdirSync(opts.dataDir, { recursive: true });
+    // A start on a full disk takes the space held back (a restart while
+    // writes were refused): recovery needs a little, and writes resume once there is room.
+    const laid = await db.reserve.ensure().catch(() => false);
+    if (laid && !db.reserve.roomToResume()) db.reserve.release();
     db.unlock = lockDataDir(opts.dataDir);
     try {
       const r = await recover(opts, db.head, db.log, db.exemplars);
@@ -171,6 +187,7 @@ export class Db {
       db.unlock();
       throw err;
     }
+    if (!db.reserve.held) db.health.noRoom('disk full at start: the space reserve could not be laid down');
     const every = opts.retentionIntervalMs ?? 60_000;
     db.timer = setInterval(() => db.runMaintenance(), every);
     db.timer.unref();
@@ -285,17 +302,9 @@ export class Db {
     bounds.maxValidT = this.tooFarMs > 0 ? this.now() + this.tooFarMs : Infinity;
     bounds.oooMinT = this.oooMinValidTime;
     const result = this.head.append(batch, bounds, walSeg, (s, bytes) => series.add(s.id, bytes), ids, range);
-    try {
-      if (!series.empty) this.wal.append(RECORD_SERIES, series.payload());
-      const samples = this.head.walPayload();
-      if (samples.length > 0) this.wal.append(RECORD_SAMPLES, samples);
-    } catch (err) {
-      // The head holds samples the WAL does not: stop taking writes; a
-      // restart recovers exactly what was acknowledged.
-      this.broken = err;
-      this.log.error({ err }, 'WAL write failed; the store takes no more writes');
-      throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
-    }
+    if (!series.empty) this.logRecord(RECORD_SERIES, series.payload());
+    const samples = this.head.walPayload();
+    if (samples.length > 0) this.logRecord(RECORD_SAMPLES, samples);
     this.storeCuts();
     const ooo = this.head.oooList();
     if (ooo.length > 0) this.appendOutOfOrder(batch, ooo, result, range?.from ?? 0);
@@ -304,7 +313,13 @@ export class Db {
     c.samplesIgnored += result.ignored;
     c.oooAppended += result.oooAppended;
     this.afterAppend(result);
+    this.refuseIfHeld();
     return result;
+  }
+
+  /** A write whose WAL records could not be written is refused (write-health.ts: they are written later). */
+  private refuseIfHeld(): void {
+    if (this.health.holding) throw storeUnavailable(this.health.refusing ?? 'the WAL could not be written');
   }
 
   /** What every append does last: the shared counters, the head's time range, WAL truncation. */
@@ -363,6 +378,7 @@ export class Db {
     c.histogramsAppended += result.appended;
     c.histogramsIgnored += result.ignored;
     this.afterAppend(result);
+    this.refuseIfHeld();
     return result;
   }
 
@@ -376,16 +392,8 @@ export class Db {
   appendExemplars(batch: ArrayBuffer): ExemplarAppendResult {
     this.assertWritable();
     const result = appendExemplars(this.head, this.exemplars, batch, this.exemplarRecord);
-    if (!this.exemplarRecord.empty) {
-      try {
-        this.wal.append(RECORD_EXEMPLARS, this.exemplarRecord.payload());
-      } catch (err) {
-        // As for samples: the store holds what the WAL does not.
-        this.broken = err;
-        this.log.error({ err }, 'WAL write failed; the store takes no more writes');
-        throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
-      }
-    }
+    if (!this.exemplarRecord.empty) this.logRecord(RECORD_EXEMPLARS, this.exemplarRecord.payload());
+    this.refuseIfHeld();
     return result;
   }
 
@@ -464,12 +472,24 @@ export class Db {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    this.health.stop();
     await this.maintenance;
     await this.truncating;
-    if ((opts.flush ?? true) && this.broken === undefined) await this.flushHead();
+    // While writes are refused the disk would not take the flush: the WAL holds what was acknowledged.
+    if ((opts.flush ?? true) && this.health.refusing === undefined) await this.flushHead();
     await this.chunks.close();
     await this.wal.close();
     this.unlock();
+  }
+
+  /** After a failed WAL fsync: appends go to a new segment, and the head is made durable without the old one. */
+  private async restoreWal(): Promise<void> {
+    while (this.truncating !== undefined) await this.truncating.catch(() => {});
+    if (this.oooCuts.busy) await this.oooCuts.idle();
+    const next = this.wal.restartAfterFailure();
+    await checkpointBefore(this.head, this.chunks, this.wal, next, true, this.exemplars);
+    this.walFirstSegment = next;
+    this.log.info({ checkpoint: next }, 'head made durable after a failed WAL fsync');
   }
 
   /** Cuts every open chunk into the chunk files, fsyncs them, and checkpoints the WAL past everything. */
@@ -479,8 +499,10 @@ export class Db {
     this.walFirstSegment = next;
   }
 
+  /** Hands the head's cut chunks to the chunk files; a disk that does not take them stops writes until it does (write-health.ts). */
   private storeCuts(): void {
-    storeCuts(this.head, this.chunks);
+    storeCuts(this.head, this.chunks, false);
+    this.health.flushChunks();
   }
 
   /** Decides on the out-of-order samples the head listed (ooo-append.ts) and logs those kept. */
@@ -493,15 +515,9 @@ export class Db {
     if (!record.empty) this.logRecord(RECORD_OOO_SAMPLES, record.payload());
   }
 
-  /** Appends a WAL record; when that fails the store takes no more writes (the head holds what the WAL does not). */
+  /** Appends a WAL record of what the head took; one the disk refuses is held and written later (write-health.ts). */
   private logRecord(type: number, payload: Uint8Array): void {
-    try {
-      this.wal.append(type, payload);
-    } catch (err) {
-      this.broken = err;
-      this.log.error({ err }, 'WAL write failed; the store takes no more writes');
-      throw storeUnavailable(`WAL write failed: ${(err as Error).message}`);
-    }
+    this.health.logRecord(type, payload);
   }
 
   /**
@@ -520,11 +536,17 @@ export class Db {
   }
 
   private scheduleHeadCompaction(): void {
-    if (this.headCompactionQueued || this.closed || !(this.headMinTime < this.floor)) return;
+    if (this.headCompactionQueued || this.closed || !(this.headMinTime < this.floor) || Date.now() < this.compactHeadAfter) return;
     this.headCompactionQueued = true;
     this.enqueue(async () => {
       this.headCompactionQueued = false;
-      await this.compactHead();
+      try {
+        await this.compactHead();
+      } catch (err) {
+        this.compactHeadAfter = Date.now() + RETRY_AFTER_FAILURE_MS;
+        this.health.backgroundFailed('block', err);
+        throw err;
+      }
     });
   }
 
@@ -654,8 +676,12 @@ export class Db {
 
   private maybeTruncateWal(): void {
     const keep = this.opts.walSegmentsKept ?? 3;
-    if (this.truncating === undefined && this.wal.segment - this.walFirstSegment > keep) {
-      this.truncateWal(keep).catch((err: unknown) => this.log.error({ err }, 'WAL truncation failed'));
+    if (this.truncating === undefined && this.wal.segment - this.walFirstSegment > keep && Date.now() >= this.truncateAfter) {
+      this.truncateWal(keep).catch((err: unknown) => {
+        this.truncateAfter = Date.now() + RETRY_AFTER_FAILURE_MS;
+        this.health.backgroundFailed('checkpoint', err);
+        this.log.error({ err }, 'WAL truncation failed; it is tried again later');
+      });
     }
   }
 
@@ -691,6 +717,22 @@ export class Db {
 
   private assertWritable(): void {
     if (this.closed) throw storeUnavailable('the store is closed');
-    if (this.broken !== undefined) throw storeUnavailable(`an earlier WAL write failed: ${(this.broken as Error).message}`);
+    const why = this.health.refusing;
+    if (why !== undefined) throw storeUnavailable(why);
+  }
+
+  /** Why writes are refused now (a full or failing disk), undefined while they are stored: for readiness. */
+  get writeRefusal(): string | undefined {
+    return this.health.refusing;
+  }
+
+  /** Write errors met by the engine's writers since open, and how often writes stopped and resumed: for metrics. */
+  writeFaults(): { errors: WriteErrorCount[]; refusals: number; recoveries: number; reserveBytes: number } {
+    return { errors: this.health.errorCounts(), refusals: this.health.refusals, recoveries: this.health.recoveries, reserveBytes: this.reserve.held ? this.reserve.bytes : 0 };
+  }
+
+  /** Tries now what the engine tries every second while it refuses writes; true once they are stored again. */
+  tryResumeWrites(): Promise<boolean> {
+    return this.health.heal();
   }
 }

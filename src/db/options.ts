@@ -59,6 +59,14 @@ export interface DbOptions {
    * 0 or less keeps none. Default DEFAULT_MAX_EXEMPLARS.
    */
   maxExemplars?: number;
+  /**
+   * Bytes of the data directory's filesystem held back (a file of zeros,
+   * DATA/space-reserve) for the write that first finds the disk full, so
+   * that it finishes and the writes after it are refused before the head
+   * takes them (src/db/write-health.ts). Default 0: none (the library and
+   * the CLI keep DEFAULT_RESERVE_BYTES).
+   */
+  reserveBytes?: number;
   log?: DbLog;
 }
 
@@ -69,5 +77,12 @@ export const DEFAULT_RETENTION_MS = 15 * DAY_MS;
 export const DEFAULT_MAX_EXEMPLARS = 100_000;
 /** Prometheus' head block range: chunks are cut at its multiples. */
 export const DEFAULT_CHUNK_RANGE_MS = 2 * 3_600_000;
+
+/**
+ * 8 MiB: more than the WAL records and chunk writes of the largest remote
+ * write the default limits let in (a 2,000-series request logs about 0.5
+ * MiB), small beside any disk that holds a store.
+ */
+export const DEFAULT_RESERVE_BYTES = 8 * 1024 * 1024;
 
 export const silentLog: DbLog = { info() {}, warn() {}, error() {} };

@@ -19,7 +19,7 @@ import { replayHistogram } from '../head/histogram-append.js';
  * than `floor` are skipped.
  */
 function replayHistograms(head: Head, chunks: ChunkSegments, payload: Uint8Array, segment: number, floor: number): void {
-  const store = (): void => storeCuts(head, chunks);
+  const store = (): void => storeCuts(head, chunks, false);
   let ok: boolean;
   try {
     ok = readHistogramRecord(payload, (id, t, body, at, end) => {
@@ -106,7 +106,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
         if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
       } else if (type === RECORD_SAMPLES) {
         if (!head.replay(payload, segment, floor)) throw new Error(`WAL segment ${segment}: malformed samples record`);
-        storeCuts(head, chunks);
+        storeCuts(head, chunks, false);
       } else if (type === RECORD_HISTOGRAMS) {
         replayHistograms(head, chunks, payload, segment, floor);
       } else if (OooReplay.handles(type)) {

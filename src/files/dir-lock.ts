@@ -16,7 +16,17 @@ export function lockDataDir(dir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      writeSync(fd, `${process.pid}\n`);
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } catch (err) {
+        // A full disk takes the file but not the pid: the lock is held all
+        // the same, though another start would find no owner in it and take it over.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') {
+          closeSync(fd);
+          rmSync(path, { force: true });
+          throw err;
+        }
+      }
       closeSync(fd);
       return () => rmSync(path, { force: true });
     } catch (err) {

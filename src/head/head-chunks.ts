@@ -22,7 +22,7 @@ import type { Series } from './series.js';
  * is older than it (floats came after it): it is cut and stored first, so
  * that every list stays in time order.
  */
-export function storeCuts(head: Head, files: ChunkSegments): void {
+export function storeCuts(head: Head, files: ChunkSegments, flush = true): void {
   const hist = head.histograms;
   const storeHistogram = (c: { id: number; minT: number; maxT: number; encoding: number; data: Uint8Array }): void => {
     const ref = files.add(c.id, c.minT, c.maxT, c.data, c.encoding);
@@ -36,7 +36,7 @@ export function storeCuts(head: Head, files: ChunkSegments): void {
     const ref = files.add(c.id, c.minT, c.maxT, c.data, ENCODING_XOR);
     if (s !== undefined) addChunk(s, ref, c.minT, c.maxT);
   });
-  files.flush();
+  if (flush) files.flush();
 }
 
 /** Lists a chunk on its series (the newest: its list stays in time order). */

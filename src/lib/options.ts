@@ -73,6 +73,12 @@ export interface StrataOptions {
   retention?: Duration;
   /** --retention-size: delete the oldest blocks while blocks, WAL and head chunks take more (default 0: no limit). */
   retentionSize?: Size;
+  /**
+   * --disk-reserve: space held back on the data directory's filesystem
+   * (DATA/space-reserve) so that a full disk refuses writes cleanly and
+   * they resume by themselves once space is freed (default 8MiB; 0: none).
+   */
+  diskReserve?: Size;
   /** --compaction: compact blocks 2h -> 6h -> 18h ... (default true; off when blocks are shipped). */
   compaction?: boolean;
   /**

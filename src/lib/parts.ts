@@ -23,7 +23,7 @@ import type { HostPort } from '../config/host-port.js';
 import { threadCodec } from '../chunkenc/index.js';
 import { Db } from '../db/db.js';
 import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
-import { Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
+import { notReady, Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
 import { metricsRoute } from '../http/metrics-route.js';
 import { StrataMetrics } from '../metrics/index.js';
 import { openBucket } from '../objstore/index.js';
@@ -81,7 +81,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   }
   threadCodec();
   const readiness = new Readiness();
-  const metrics = new StrataMetrics({ version: pkg.version, ready: () => readiness.ready });
+  const metrics = new StrataMetrics({ version: pkg.version, ready: () => notReady(readiness) === undefined });
   const pool = new CodecPool({ workers: config.workers });
   metrics.watchPool(pool);
   const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);
@@ -129,6 +129,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       dataDir: config.dataDir,
       retentionMs: config.retentionMs,
       retentionBytes: config.retentionBytes,
+      reserveBytes: config.diskReserveBytes,
       compaction: config.compaction && ship === undefined,
       blockLabels: externalLabels,
       ...(ship === undefined ? {} : {

@@ -13,7 +13,7 @@ import { parseBytes } from '../config/bytes.js';
 import { parseHostPort, type HostPort } from '../config/host-port.js';
 import { UsageError } from '../config/usage-error.js';
 import { parseModelDuration } from '../config/duration.js';
-import { DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS } from '../db/options.js';
+import { DEFAULT_MAX_EXEMPLARS, DEFAULT_RESERVE_BYTES, DEFAULT_RETENTION_MS } from '../db/options.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_TENANT_LABEL } from '../ingest/parse/index.js';
@@ -43,6 +43,7 @@ export interface ResolvedOptions {
   env: 'development' | 'production';
   retentionMs: number;
   retentionBytes: number;
+  diskReserveBytes: number;
   compaction: boolean;
   bucket?: BucketConfig;
   walFsyncIntervalMs: number;
@@ -62,7 +63,7 @@ export interface ResolvedOptions {
 
 /** Every option Strata.open knows (unknown ones are refused: a typo must not pass unnoticed). */
 export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
-  'dataDir', 'grpcAddress', 'httpAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize',
+  'dataDir', 'grpcAddress', 'httpAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
   'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'grpcMaxRecvBytes',
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
@@ -95,6 +96,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     env,
     retentionMs: duration('retention', o.retention, DEFAULT_RETENTION_MS, 1),
     retentionBytes: size('retentionSize', o.retentionSize, 0),
+    diskReserveBytes: size('diskReserve', o.diskReserve, DEFAULT_RESERVE_BYTES),
     compaction: bool('compaction', o.compaction, true),
     walFsyncIntervalMs: duration('walFsyncInterval', o.walFsyncInterval, 1000, 0),
     tenantLabelName,

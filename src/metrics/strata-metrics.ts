@@ -88,7 +88,7 @@ export class StrataMetrics {
     collectDefaultMetrics({ register: r, prefix: PREFIX });
     const one = (value: number, labels?: Record<string, string>): MetricValue[] => [labels === undefined ? { value } : { labels, value }];
     registerSampled(r, `${PREFIX}build_info`, 'A constant 1, labelled with the version of Strata running.', 'gauge', () => one(1, { version: opts.version }));
-    registerSampled(r, `${PREFIX}ready`, '1 once the server is ready (the engine open, both listeners up), 0 before and while stopping.', 'gauge', () => one(opts.ready() ? 1 : 0));
+    registerSampled(r, `${PREFIX}ready`, '1 while /-/ready answers 200: the engine open, both listeners up, writes stored; 0 before, while stopping, and while a full or failing disk makes the engine refuse writes.', 'gauge', () => one(opts.ready() ? 1 : 0));
 
     const fromDb = (read: (db: Db) => MetricValue[]) => () => (this.db === undefined ? [] : read(this.db));
     const fromCache = (read: (c: SeriesCacheStats) => MetricValue[]) => () => (this.cache === undefined ? [] : read(this.cache));
@@ -124,6 +124,11 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}head_min_time_seconds`, 'Oldest sample time in the head (Unix seconds).', 'gauge', fromDb((db) => one(Number.isFinite(db.headMinTime) ? db.headMinTime / 1000 : NaN)));
     registerSampled(r, `${PREFIX}head_blocks_written_total`, 'Blocks cut from the head since start.', 'counter', fromDb((db) => one(db.counters.headBlocks)));
     registerSampled(r, `${PREFIX}compactions_total`, 'Block compactions done since start.', 'counter', fromDb((db) => one(db.counters.compactions)));
+    registerSampled(r, `${PREFIX}storage_writable`, '1 while the engine stores writes, 0 while a full or failing disk makes it refuse them (503; /-/ready says why). It goes back to 1 by itself once the disk takes writes again.', 'gauge', fromDb((db) => one(db.writeRefusal === undefined ? 1 : 0)));
+    registerSampled(r, `${PREFIX}storage_write_errors_total`, 'Errors the engine\'s writers met, by writer (wal, chunks, checkpoint, block, reserve) and error code (ENOSPC, EIO, ...).', 'counter', fromDb((db) => db.writeFaults().errors.map((e) => ({ labels: { writer: e.site, code: e.code }, value: e.count }))));
+    registerSampled(r, `${PREFIX}storage_write_stops_total`, 'Times the engine stopped storing writes for a full or failing disk (and strata_storage_write_resumes_total: started again).', 'counter', fromDb((db) => one(db.writeFaults().refusals)));
+    registerSampled(r, `${PREFIX}storage_write_resumes_total`, 'Times the engine started storing writes again after a full or failing disk.', 'counter', fromDb((db) => one(db.writeFaults().recoveries)));
+    registerSampled(r, `${PREFIX}disk_reserve_bytes`, 'Bytes held back on the data directory\'s filesystem for a full disk (--disk-reserve); 0 while they are given up.', 'gauge', fromDb((db) => one(db.writeFaults().reserveBytes)));
     registerSampled(r, `${PREFIX}compactions_failed_total`, 'Block compactions that failed since start.', 'counter', fromDb((db) => one(db.counters.compactionFailures)));
     registerSampled(r, `${PREFIX}blocks_deleted_total`, 'Blocks deleted by retention since start, by reason (time, size).', 'counter', fromDb((db) => [
       { labels: { reason: 'time' }, value: db.counters.blocksDeletedByTime },

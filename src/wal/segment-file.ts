@@ -23,7 +23,8 @@ export class SegmentFile {
   private constructor(
     readonly n: number,
     readonly path: string,
-    private readonly fd: number,
+    /** -1 for a segment whose file a full disk kept from being made: the first write makes it. */
+    private fd: number,
     private readonly onSync: () => void,
   ) {
     this.size = 0;
@@ -36,17 +37,37 @@ export class SegmentFile {
    * `onSync` is called after each completed fdatasync (for statistics).
    */
   static create(dir: string, n: number, onSync: () => void): SegmentFile {
-    const path = join(dir, segmentName(n));
-    const fd = openSync(path, 'wx');
+    const seg = new SegmentFile(n, join(dir, segmentName(n)), -1, onSync);
+    seg.makeFile();
+    return seg;
+  }
+
+  /**
+   * Segment `n`, made now if the disk lets it (as create()), or else by its
+   * first write: a WAL opened on a full disk still opens, and takes
+   * records once there is room.
+   */
+  static createWhenPossible(dir: string, n: number, onSync: () => void): SegmentFile {
+    const seg = new SegmentFile(n, join(dir, segmentName(n)), -1, onSync);
     try {
-      const seg = new SegmentFile(n, path, fd, onSync);
-      const header = encodeFileHeader(KIND_SEGMENT, n);
-      seg.write([header], header.byteLength);
-      return seg;
+      seg.makeFile();
+    } catch (err) {
+      if (!isDiskFault(err)) throw err;
+    }
+    return seg;
+  }
+
+  private makeFile(): void {
+    const fd = openSync(this.path, 'wx');
+    try {
+      this.fd = fd;
+      const header = encodeFileHeader(KIND_SEGMENT, this.n);
+      this.write([header], header.byteLength);
     } catch (err) {
       // Leave no file behind, or the next attempt would find its name taken.
+      this.fd = -1;
       closeSync(fd);
-      unlinkSync(path);
+      unlinkSync(this.path);
       throw err;
     }
   }
@@ -63,6 +84,7 @@ export class SegmentFile {
    * cut back to where it was (or `broken` is set) and the error rethrown.
    */
   write(parts: readonly Uint8Array[], total: number): void {
+    if (this.fd < 0) this.makeFile();
     const at = this.size;
     try {
       let done = writevSync(this.fd, parts, at);
@@ -89,6 +111,7 @@ export class SegmentFile {
    * dirty pages, so retrying could report data durable that is not.
    */
   async sync(): Promise<void> {
+    if (this.fd < 0) return;
     const target = this.size;
     while (this.synced < target) {
       if (this.failure !== undefined) throw this.failure;
@@ -113,6 +136,7 @@ export class SegmentFile {
 
   /** Syncs, then closes the file. No write may follow. */
   async close(): Promise<void> {
+    if (this.fd < 0) return;
     try {
       await this.sync();
     } finally {
@@ -122,6 +146,12 @@ export class SegmentFile {
 
   /** Closes without syncing (a failed open). */
   closeNow(): void {
-    closeSync(this.fd);
+    if (this.fd >= 0) closeSync(this.fd);
   }
+}
+
+/** A full disk, a quota or an I/O error: what a later attempt may get past. */
+function isDiskFault(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO';
 }

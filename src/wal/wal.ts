@@ -73,7 +73,9 @@ export class Wal {
       this.olderBytes += s.bytes;
     }
     this.ckpt = replayed.checkpoint;
-    this.cur = this.createSegment(replayed.next);
+    this.cur = SegmentFile.createWhenPossible(this.o.dir, replayed.next, this.countSync);
+    this.dirChanges++;
+    this.counters.segmentsCreated++;
   }
 
   /**
@@ -152,6 +154,34 @@ export class Wal {
     this.counters.appends++;
     this.counters.appendedBytes += total;
     if (this.o.fsyncIntervalMs === 0) this.sync().catch(() => {});
+    return this.cur.n;
+  }
+
+  /** Whether an fsync failed: appends are refused until restartAfterFailure(). */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /**
+   * After a failed fsync: leaves the open segment as it is (without the
+   * fsync that failed: the kernel may have dropped its pages) and takes
+   * appends again in a new one, whose number is returned. Records of the
+   * old segment may not be on disk: the caller must make what they held
+   * durable another way before it relies on them (the engine checkpoints
+   * its whole head at the returned number, which deletes the old segment).
+   */
+  restartAfterFailure(): number {
+    if (this.failure === undefined) return this.cur.n;
+    const bad = this.cur;
+    bad.closeNow();
+    this.older.set(bad.n, bad.size);
+    this.olderBytes += bad.size;
+    this.cur = SegmentFile.createWhenPossible(this.o.dir, bad.n + 1, this.countSync);
+    this.dirChanges++;
+    this.counters.segmentsCreated++;
+    this.failure = undefined;
+    this.startTimer();
+    this.o.log.warn({ dir: this.o.dir, segment: this.cur.n, abandoned: bad.path }, 'WAL takes appends again after a failed fsync');
     return this.cur.n;
   }
 

@@ -24,7 +24,7 @@ import { remoteReadRoute } from './remote-read.js';
 import { remoteWriteRoutes } from './remote-write.js';
 
 export { Readiness } from './readiness.js';
-export { probeRoutes, type ReadinessState } from './probes.js';
+export { notReady, probeRoutes, type ReadinessState } from './probes.js';
 export { parseSelector, SelectorError } from '../../index/selector.js';
 export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
 

@@ -19,6 +19,11 @@ export class Readiness {
     return this.engine !== undefined;
   }
 
+  /** Why the engine refuses writes (a full or failing disk), undefined while it stores them. */
+  get refusing(): string | undefined {
+    return this.engine?.writeRefusal;
+  }
+
   /** Why the server is not ready (meaningless while it is). */
   get reason(): string {
     return this.why;
