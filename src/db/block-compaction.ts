@@ -2,6 +2,11 @@ import { writeBlock } from '../blocks/block-writer.js';
 import { compactedMeta, compactionRanges, mergeBlockSeries, planCompaction, symbolsOf } from '../blocks/compactor.js';
 import type { BlockSet } from './block-set.js';
 import type { DbLog } from './options.js';
+import { isNoSpace } from '../files/disk-reserve.js';
+
+function isDiskFault(err: unknown): boolean {
+  return isNoSpace(err) || (err as { code?: unknown } | undefined)?.code === 'EIO';
+}
 
 export interface CompactBlocksOptions {
   blocks: BlockSet;
@@ -47,8 +52,13 @@ export async function compactBlocks(o: CompactBlocksOptions): Promise<void> {
       if (meta !== undefined) await o.blocks.add(meta.ulid);
       o.log.info({ block: meta?.ulid, parents: plan, level: m.level, minTime: m.minTime, maxTime: m.maxTime, ms: Date.now() - started }, 'blocks compacted');
     } catch (err) {
-      for (const u of plan) o.failed.add(u);
       o.onFailed();
+      if (isDiskFault(err)) {
+        // The disk's fault, not the blocks': the next maintenance pass tries again.
+        o.log.error({ err, blocks: plan }, 'block compaction failed on a disk error; it is tried again later');
+        return;
+      }
+      for (const u of plan) o.failed.add(u);
       o.log.error({ err, blocks: plan }, 'block compaction failed; these blocks are left as they are until restart');
       return;
     }
