@@ -2,11 +2,7 @@ import { writeBlock } from '../blocks/block-writer.js';
 import { compactedMeta, compactionRanges, mergeBlockSeries, planCompaction, symbolsOf } from '../blocks/compactor.js';
 import type { BlockSet } from './block-set.js';
 import type { DbLog } from './options.js';
-import { isNoSpace } from '../files/disk-reserve.js';
-
-function isDiskFault(err: unknown): boolean {
-  return isNoSpace(err) || (err as { code?: unknown } | undefined)?.code === 'EIO';
-}
+import { isDiskFault } from '../files/disk-reserve.js';
 
 export interface CompactBlocksOptions {
   blocks: BlockSet;

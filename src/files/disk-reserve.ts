@@ -22,6 +22,11 @@ export function isNoSpace(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** A full disk, a quota or an I/O error: what a later attempt may get past. */
+export function isDiskFault(err: unknown): boolean {
+  return isNoSpace(err) || (err as { code?: unknown } | undefined)?.code === 'EIO';
+}
+
 /** Bytes an unprivileged writer may still take on the filesystem holding `path`. */
 export function freeBytes(path: string): number {
   const s = statfsSync(path);

@@ -10,6 +10,7 @@ import { encodeFileHeader } from './frame.js';
 import { syncData } from '../files/durable.js';
 import { partsAfter } from './record-input.js';
 import { writeStalled } from './errors.js';
+import { isDiskFault } from '../files/disk-reserve.js';
 
 export class SegmentFile {
   /** Bytes in the file: header and whole records. */
@@ -148,10 +149,4 @@ export class SegmentFile {
   closeNow(): void {
     if (this.fd >= 0) closeSync(this.fd);
   }
-}
-
-/** A full disk, a quota or an I/O error: what a later attempt may get past. */
-function isDiskFault(err: unknown): boolean {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO';
 }
