@@ -1,8 +1,33 @@
-import mmapModule from '@riaskov/mmap-io';
+/**
+ * Memory maps through Strata's own Node-API addon (native/mmap: ABI-stable,
+ * so one build serves Node 20, 22 and 24), built by `npm install`.
+ */
+import { createRequire } from 'node:module';
 
-// The package is CommonJS with a `default` property in its typings only: at
-// run time Node hands an ESM import the module.exports object itself.
-const mmap = ('map' in mmapModule ? mmapModule : mmapModule.default) as typeof mmapModule.default;
+interface MmapAddon {
+  map(fd: number, length: number): Buffer;
+  advise(map: Buffer, advice: number): void;
+  readonly MADV_DONTNEED: number;
+}
+
+/** Thrown when the addon is not built or does not load on this platform. */
+export class MmapLoadError extends Error {
+  override readonly name = 'MmapLoadError';
+}
+
+function load(): MmapAddon {
+  const path = '../../native/mmap/build/Release/strata_mmap.node';
+  try {
+    return createRequire(import.meta.url)(path) as MmapAddon;
+  } catch (err) {
+    throw new MmapLoadError(
+      `the memory-map addon (native/mmap) does not load: ${(err as Error).message}. `
+      + 'It is built by `npm install` (node-gyp and a C compiler); run `npm run build:native` to build it again.',
+    );
+  }
+}
+
+const mmap = load();
 
 /**
  * Maps the first `size` bytes of `fd` read-only and shared, so the view sees
@@ -12,7 +37,7 @@ const mmap = ('map' in mmapModule ? mmapModule : mmapModule.default) as typeof m
  * callers read only bytes the file holds.
  */
 export function mapFile(fd: number, size: number): Buffer {
-  return mmap.map(size, mmap.PROT_READ, mmap.MAP_SHARED, fd);
+  return mmap.map(fd, size);
 }
 
 /**

@@ -1,0 +1,117 @@
+/*
+ * Read-only shared memory maps of files as Node Buffers, through Node-API
+ * (ABI-stable: one build serves every Node version that has Node-API 8).
+ *
+ * map(fd, length): maps `length` bytes of `fd` from offset 0, PROT_READ,
+ * MAP_SHARED. The Buffer's memory is the map; it is unmapped when the
+ * Buffer is collected. Length 0 gives an empty Buffer.
+ * advise(buffer, advice): madvise over the whole Buffer (advice: one of
+ * the constants exported below).
+ * Errors are thrown with the errno's name in `code` (ENOMEM, EBADF, ...).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <node_api.h>
+
+#define CHECK(env, call)                                                    \
+  do {                                                                      \
+    if ((call) != napi_ok) {                                                \
+      napi_throw_error((env), NULL, "strata_mmap: Node-API call failed");  \
+      return NULL;                                                          \
+    }                                                                       \
+  } while (0)
+
+static const char *errno_name(int e) {
+  switch (e) {
+    case EACCES: return "EACCES";
+    case EAGAIN: return "EAGAIN";
+    case EBADF: return "EBADF";
+    case EINVAL: return "EINVAL";
+    case ENFILE: return "ENFILE";
+    case ENODEV: return "ENODEV";
+    case ENOMEM: return "ENOMEM";
+    case EOVERFLOW: return "EOVERFLOW";
+    case EPERM: return "EPERM";
+    default: return "EIO";
+  }
+}
+
+static napi_value throw_errno(napi_env env, const char *what, int e) {
+  char message[160];
+  snprintf(message, sizeof message, "%s: %s", what, strerror(e));
+  napi_throw_error(env, errno_name(e), message);
+  return NULL;
+}
+
+static void unmap(napi_env env, void *data, void *hint) {
+  (void)env;
+  munmap(data, (size_t)(uintptr_t)hint);
+}
+
+static napi_value map(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "map(fd, length) takes two numbers");
+    return NULL;
+  }
+  int32_t fd;
+  double length;
+  if (napi_get_value_int32(env, argv[0], &fd) != napi_ok || napi_get_value_double(env, argv[1], &length) != napi_ok
+      || fd < 0 || length < 0 || length != (double)(size_t)length) {
+    napi_throw_type_error(env, NULL, "map(fd, length): fd a descriptor, length a whole number of bytes");
+    return NULL;
+  }
+  napi_value buffer;
+  if (length == 0) {
+    void *none;
+    CHECK(env, napi_create_buffer(env, 0, &none, &buffer));
+    return buffer;
+  }
+  size_t size = (size_t)length;
+  void *at = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+  if (at == MAP_FAILED) return throw_errno(env, "mmap", errno);
+  if (napi_create_external_buffer(env, size, at, unmap, (void *)(uintptr_t)size, &buffer) != napi_ok) {
+    munmap(at, size);
+    napi_throw_error(env, NULL, "strata_mmap: could not make a Buffer of the map");
+    return NULL;
+  }
+  return buffer;
+}
+
+static napi_value advise(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  void *data;
+  size_t size;
+  int32_t advice;
+  if (argc < 2 || napi_get_buffer_info(env, argv[0], &data, &size) != napi_ok || napi_get_value_int32(env, argv[1], &advice) != napi_ok) {
+    napi_throw_type_error(env, NULL, "advise(buffer, advice) takes a Buffer and a number");
+    return NULL;
+  }
+  if (size > 0 && madvise(data, size, advice) != 0) return throw_errno(env, "madvise", errno);
+  return NULL;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_value fn;
+  CHECK(env, napi_create_function(env, "map", NAPI_AUTO_LENGTH, map, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "map", fn));
+  CHECK(env, napi_create_function(env, "advise", NAPI_AUTO_LENGTH, advise, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "advise", fn));
+  napi_value n;
+  CHECK(env, napi_create_int32(env, MADV_DONTNEED, &n));
+  CHECK(env, napi_set_named_property(env, exports, "MADV_DONTNEED", n));
+  CHECK(env, napi_create_int32(env, MADV_WILLNEED, &n));
+  CHECK(env, napi_set_named_property(env, exports, "MADV_WILLNEED", n));
+  CHECK(env, napi_create_int32(env, MADV_RANDOM, &n));
+  CHECK(env, napi_set_named_property(env, exports, "MADV_RANDOM", n));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)
