@@ -50,7 +50,7 @@ export interface ResolvedOptions {
 
 /** Smallest segment: a header and a few small records. */
 const MIN_SEGMENT_BYTES = 4 * 1024;
-/** mmap-io takes the map size as a 32-bit int; stay well inside. */
+/** Map sizes stay well inside 32 bits (an older addon took them as a 32-bit int). */
 const MAX_SEGMENT_BYTES = 1024 * 1024 * 1024;
 
 const silent: RecordsLogger = { info() {}, warn() {}, error() {} };

@@ -12,7 +12,7 @@
  * `npm pack --ignore-scripts` packs that build as it is: `prepare` would
  * build again, while other test files run the same dist/ in parallel. The
  * install needs the npm registry or a warm cache (the repository's own
- * install fills it) and compiles the one native addon (mmap-io): about a
+ * install fills it) and compiles the one native addon (native/mmap): about a
  * minute here, a few on a fresh machine.
  */
 import assert from 'node:assert/strict';
@@ -27,7 +27,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const consumer = fileURLToPath(new URL('./consumer/', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** Installing resolves ~260 packages and compiles mmap-io: minutes on a cold cache. */
+/** Installing resolves ~260 packages and compiles native/mmap: minutes on a cold cache. */
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const RUN_TIMEOUT_MS = 120_000;
 
