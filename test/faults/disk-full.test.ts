@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { decodeReadResponse, postRead, postWrite, samples, type Series } from '../http/prometheus/support/prom-wire.js';
 import { serve, stopAll, type Served } from '../http/prometheus/support/serve.js';
 import { freeFiller, mountTmpfs, type Tmpfs } from './support/tmpfs.js';
+import { StoreClient, grpc } from '../store/support/client.js';
+import { writeFails } from '../store/support/calls.js';
 
 const SERIES = 200;
 const T0 = 1_700_000_000_000;
@@ -108,9 +110,18 @@ describe('a full disk', { skip }, () => {
     assert.equal(r.status, 503);
     assert.match(r.text, /not ready: disk full/);
     assert.equal(await metric(server.base, 'strata_storage_writable'), 0);
-    // Later writes are refused before they touch anything.
+    // Later writes are refused before they touch anything, over gRPC too (a Receive router's RemoteWrite).
     const again = next++;
     assert.equal((await postWrite(server.base, request(again))).status, 503);
+    const { grpcAddress } = await server.started();
+    const client = new StoreClient(grpcAddress);
+    const viaGrpc = next++;
+    const answer = await writeFails(client, {
+      timeseries: request(viaGrpc).map((s) => ({ labels: s.labels, samples: [{ t: BigInt(T0 + viaGrpc * STEP), v: viaGrpc }] })),
+    });
+    client.close();
+    assert.equal(answer.code, grpc.status.UNAVAILABLE, answer.details);
+    assert.match(answer.details, /disk full/);
     await assertExactly(server.base, acked);
 
     freeFiller(filler);
