@@ -128,14 +128,14 @@ function replay(f: Found, isLast: boolean, opts: ResolvedOptions, index: RecordI
     f.fd = -1;
     return seg;
   }
-  // Cut the file to its data (a torn tail, or a preallocated zero tail a
-  // crash left before sealing) and, for the active segment, preallocate.
+  // Cut the file to its data (a torn tail, or the zero tail of a file
+  // preallocated by an earlier version); the active segment's map is larger
+  // than the file (segment.ts).
   closeSync(f.fd);
   const fd = openSync(f.path, 'r+');
   f.fd = fd;
   seg.fd = fd;
-  ftruncateSync(fd, end);
-  if (activate) ftruncateSync(fd, opts.segmentBytes);
+  if (end < f.fileSize) ftruncateSync(fd, end);
   fdatasyncSync(fd);
   seg.map = mapFile(fd, activate ? opts.segmentBytes : end);
   if (!activate) {

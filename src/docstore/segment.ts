@@ -1,9 +1,12 @@
 /**
- * One segment file, mapped. The active segment is preallocated (sparse) to
- * its map size so that one map sees every later write; a sealed segment is
- * cut to its data and mapped at exactly that size.
+ * One segment file, mapped. The active segment's map is larger than the
+ * file (mapped once, it sees every later write as the file grows); the file
+ * itself only ever holds bytes really written, never a sparse tail: on tmpfs
+ * or a full disk, touching a hole through a map is SIGBUS, while a write
+ * that finds no room is an error the store can answer. A sealed segment is
+ * mapped at exactly its size.
  */
-import { closeSync, fdatasyncSync, ftruncateSync, openSync, writeSync, constants as fsc } from 'node:fs';
+import { closeSync, fdatasyncSync, ftruncateSync, openSync, unlinkSync, writeSync, constants as fsc } from 'node:fs';
 import { join } from 'node:path';
 import { FLAG_COMPACTED, HEADER_SIZE, segmentFileName } from './format.js';
 import { encodeHeader, type SegmentHeader } from './header.js';
@@ -51,19 +54,20 @@ export class Segment {
   }
 
   /**
-   * Creates a new active segment in `dir`: header written, file extended to
-   * `mapSize` (sparse) and mapped. Nothing is synced: the group commit syncs
-   * the file and the directory before any record in it is acknowledged.
+   * Creates a new active segment in `dir`: header written, `mapSize` bytes
+   * mapped. Nothing is synced: the group commit syncs the file and the
+   * directory before any record in it is acknowledged. On an error no file
+   * is left behind.
    */
   static create(dir: string, header: SegmentHeader, mapSize: number): Segment {
     const path = join(dir, segmentFileName(header.num));
     const fd = openSync(path, fsc.O_RDWR | fsc.O_CREAT | fsc.O_EXCL, 0o644);
     try {
       writeAll(fd, encodeHeader(header), 0);
-      ftruncateSync(fd, mapSize);
       return new Segment(path, header, fd, mapFile(fd, mapSize), HEADER_SIZE);
     } catch (err) {
       closeSync(fd);
+      unlinkSync(path);
       throw err;
     }
   }
@@ -85,7 +89,6 @@ export class Segment {
     } catch (err) {
       try {
         ftruncateSync(this.fd, at);
-        ftruncateSync(this.fd, this.map.length);
       } catch {
         this.broken = true;
       }
@@ -96,11 +99,10 @@ export class Segment {
   }
 
   /**
-   * Extends the active segment's file and map to `bytes`, for a record
-   * bigger than the room a fresh segment has. Views of the old map stay valid.
+   * Extends the active segment's map to `bytes`, for a record bigger than
+   * the room a fresh segment has. Views of the old map stay valid.
    */
   grow(bytes: number): void {
-    ftruncateSync(this.fd, bytes);
     this.map = mapFile(this.fd, bytes);
   }
 

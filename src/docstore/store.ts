@@ -18,6 +18,8 @@ import { RecordIndex, type CollectionIndex, type Location } from './record-index
 import { recover } from './recovery.js';
 import { scanCollection } from './scan.js';
 import { Segment } from './segment.js';
+import { isDiskFault } from '../files/disk-reserve.js';
+import { storeUnavailable } from '../errors/errors.js';
 import type { Collection, RecordStore, RecordValue, WriteOp } from './types.js';
 
 /** Counters, for tests and metrics. */
@@ -136,15 +138,19 @@ export class SegmentRecordStore implements RecordStore {
     const bytes = frameSize(encoded);
     if (bytes - FRAME_HEADER_SIZE > MAX_PAYLOAD) throw commitTooLarge(bytes, MAX_PAYLOAD);
     const { frame, valueAt } = encodeOpsFrame(encoded);
-    const seg = this.segmentFor(frame.length);
+    let seg: Segment;
     let at: number;
     try {
+      seg = this.segmentFor(frame.length);
       at = seg.append(frame);
     } catch (err) {
       // Cut back: nothing of this commit is on disk or in memory.
-      if (!seg.broken) throw err;
-      this.fail(err);
-      throw storeFailed(err);
+      if (this.active?.broken === true) {
+        this.fail(err);
+        throw storeFailed(err);
+      }
+      if (isDiskFault(err)) throw storeUnavailable(`the JSON records could not be written (${(err as NodeJS.ErrnoException).code}); writes resume once the disk takes them`);
+      throw err;
     }
     encoded.forEach((op, i) => {
       if (op.json === undefined) this.index.delete(op.code, op.id, seg, opSize(op.id, undefined));

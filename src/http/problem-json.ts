@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { HttpProblem } from './errors.js';
+import { errorKind, httpStatusOf } from '../errors/status.js';
 import type { Reply } from './route.js';
 
 /** The media type of every error answer (RFC 9457). */
@@ -21,7 +22,7 @@ export interface ProblemBody {
 
 /** The reply for `err`. */
 export function problemReply(err: unknown, log?: Logger): Reply {
-  const problem = err instanceof HttpProblem ? err : internalError(err, log);
+  const problem = err instanceof HttpProblem ? err : errorKind(err) !== undefined ? new HttpProblem(httpStatusOf(err), (err as Error).message) : internalError(err, log);
   const body: ProblemBody = { type: 'about:blank', title: problem.title, status: problem.status, detail: problem.detail };
   if (problem.options.errors !== undefined) body.errors = problem.options.errors;
   return {

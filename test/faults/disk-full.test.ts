@@ -135,6 +135,28 @@ describe('a full disk', { skip }, () => {
     await assertExactly(server.base, acked);
   });
 
+  it('the JSON resources: a create on a full disk gets 503 naming it, nothing of it is stored, and creates work again once space is freed', async () => {
+    const post = (title: string) => fetch(`${server.base}/discussions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title, body: 'y'.repeat(2000) }) });
+    const created: number[] = [];
+    let refused: Response | undefined;
+    let filler: string | undefined;
+    for (let k = 0; k < 2000 && refused === undefined; k++) {
+      if (k === 3) filler = fs.fill();
+      const res = await post(`d${k}`);
+      if (res.status === 201) created.push(((await res.json()) as { id: number }).id);
+      else refused = res;
+    }
+    assert.ok(refused !== undefined && filler !== undefined, 'no create was refused on a full disk');
+    assert.equal(refused.status, 503);
+    assert.match(await refused.text(), /could not be written \(ENOSPC\)/);
+    const list = (await (await fetch(`${server.base}/discussions?limit=1000`)).json()) as unknown[] | { items?: unknown[] };
+    const count = Array.isArray(list) ? list.length : (list.items ?? []).length;
+    assert.equal(count, created.length);
+    freeFiller(filler);
+    await waitReady(server.base, 10_000);
+    assert.equal((await post('after')).status, 201);
+  });
+
   it('after SIGTERM while full, a restart on the full disk serves every acknowledged sample and resumes writes once space is freed', async () => {
     const filler = fs.fill();
     await writeUntilRefused(50);
