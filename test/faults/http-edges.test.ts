@@ -182,7 +182,11 @@ function rssMiB(pid: number): number {
   return Number(m![1]) / 1024;
 }
 
-/** Sends `head` and `body`, reads the status; `abandonAfter` bytes of the body, then hangs up (no answer). */
+/**
+ * Sends `head` and `body` and hangs up once the status line is in, which
+ * it resolves to; with `abandonAfter`, hangs up after that many bytes of
+ * the body instead (undefined: no answer).
+ */
 function hostile(port: number, head: string, body: Buffer, abandonAfter?: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -190,6 +194,7 @@ function hostile(port: number, head: string, body: Buffer, abandonAfter?: number
     const timer = setTimeout(() => socket.destroy(), 60_000);
     socket.on('data', (d: Buffer) => {
       received += d.toString('latin1');
+      if (/^HTTP\/1\.1 \d+/.test(received)) socket.destroy();
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
@@ -232,7 +237,7 @@ describe('memory after refusals', () => {
         for (let i = 0; i < 4; i++) burst.push(hostile(port, writeHead(notSnappy.length, close), notSnappy));
         for (let i = 0; i < 4; i++) burst.push(hostile(port, writeHead(notMessage.length, close), notMessage));
         for (let i = 0; i < 4; i++) burst.push(hostile(port, writeHead(notSnappy.length, close), notSnappy, 8 * MiB));
-        for (let i = 0; i < 4; i++) burst.push(hostile(port, writeHead(40 * MiB, close), Buffer.alloc(0), 0));
+        for (let i = 0; i < 4; i++) burst.push(hostile(port, writeHead(40 * MiB, close), Buffer.alloc(0)));
         statuses.push(...(await Promise.all(burst)));
       }
     } finally {
