@@ -7,5 +7,10 @@ if (!existsSync(main)) {
   console.error('strata: not built yet; run `npm install` (or `npm run build`) in the repository first');
   process.exit(1);
 }
+// The snappy binding allocates with mimalloc, which keeps freed memory
+// until that thread allocates again; a worker that decoded a 250 MB body
+// kept it resident while idle (issue 25). Purge at once instead. Read when
+// the binding loads, so set before anything imports it.
+process.env.MIMALLOC_PURGE_DELAY ??= '0';
 const { run } = await import(main.href);
 process.exitCode = await run(process.argv.slice(2));

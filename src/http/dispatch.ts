@@ -14,6 +14,10 @@
  * at once instead would make the kernel reset the connection over the
  * unread bytes, and a client still sending loses the answer (undici's fetch
  * failed with EPIPE in 26 of 30 tries with a 16 MB body, 0 of 30 this way).
+ * A client that sent Connection: close is one uWebSockets.js hangs up on
+ * itself once the answer is complete: its answer is drained (drain.ts).
+ * A Content-Length uWebSockets.js cannot frame is answered before it closes
+ * the connection (length-guard.ts).
  *
  * Hooks (all optional): `onAnswer` is told of every answer with the route's
  * pattern, for metrics; `ready` turns the 404 of a path no route matches
@@ -24,15 +28,17 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { parseContentLength, readBody } from './body-reader.js';
 import { isJsonContentType, JSON_MEDIA_TYPES, mediaType } from './content-type.js';
+import { BodyDrain } from './drain.js';
 import {
-  badRequest, malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
+  malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
 } from './errors.js';
+import { framable, pastCorkBuffer, UWS_MAX_BODY_BYTES, unframableLength } from './length-guard.js';
 import { problemReply } from './problem-json.js';
 import { writeReply } from './reply-writer.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import type { Router } from './router.js';
 import { UwsSink, writeStreamHead, type StreamState } from './stream-reply.js';
-import type { HttpRequest, HttpResponse } from './uws.js';
+import { asksToClose, type HttpRequest, type HttpResponse } from './uws.js';
 
 /** What the dispatcher tells the server about requests that outlive their first tick. */
 export interface Lifecycle {
@@ -72,6 +78,8 @@ interface Pending extends StreamState {
   route: string;
   method: string;
   started: number;
+  /** The status to record if the client goes away now (a drained answer was sent); 499 when unset. */
+  abortStatus?: number;
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -189,7 +197,7 @@ export function createDispatch(
       if (pending.done) return;
       pending.done = true;
       pending.onAbort?.();
-      observe(pending.route, pending.method, pending.started, CLIENT_CLOSED_REQUEST);
+      observe(pending.route, pending.method, pending.started, pending.abortStatus ?? CLIENT_CLOSED_REQUEST);
       life.end();
     });
     life.begin();
@@ -220,6 +228,48 @@ export function createDispatch(
     }
   }
 
+  /**
+   * Sends `reply` before the body is read and drains the body (drain.ts);
+   * the caller delivers the body's pieces to the drain it gets.
+   */
+  function answerThenDrain(res: HttpResponse, pending: Pending, reply: Reply): BodyDrain {
+    const drain = new BodyDrain(res, pending, () => {
+      observe(pending.route, pending.method, pending.started, reply.status);
+      life.end();
+    });
+    pending.abortStatus = reply.status;
+    pending.onAbort = () => drain.stop();
+    res.cork(() => drain.start(reply));
+    return drain;
+  }
+
+  /**
+   * Answers in the handler's first tick, before a body the request may
+   * carry is read: at once, or drained when uWebSockets.js would hang up
+   * on a client still sending (it asked to close and a body follows).
+   */
+  function refuseNow(res: HttpResponse, req: HttpRequest, reply: Reply, headOnly: boolean): void {
+    const bodyFollows = req.getHeader('transfer-encoding') !== '' || parseContentLength(req.getHeader('content-length')) > 0;
+    if (headOnly || !bodyFollows || !asksToClose(req.getHeader('connection'))) {
+      answerNow(res, reply, headOnly);
+      return;
+    }
+    const drain = answerThenDrain(res, goAsync(res, headOnly), reply);
+    res.onData((chunk, isLast) => drain.take(chunk.byteLength, isLast));
+  }
+
+  /** Answers a Content-Length uWebSockets.js cannot frame (length-guard.ts): it closes right after this handler. */
+  function refuseLength(res: HttpResponse, req: HttpRequest, url: string, value: string): void {
+    let limit = UWS_MAX_BODY_BYTES;
+    try {
+      const spec = router.match(url)?.entry.routes[req.getCaseSensitiveMethod() as Method]?.body;
+      if (spec !== undefined && spec.kind !== 'none') limit = spec.limit;
+    } catch {
+      // a path that does not decode: the largest body uWebSockets.js reads stands
+    }
+    answerNow(res, pastCorkBuffer(hangingUp(problemReply(unframableLength(value, limit), log))), false);
+  }
+
   function dispatch(res: HttpResponse, req: HttpRequest): void {
     const method = req.getCaseSensitiveMethod();
     const url = req.getUrl();
@@ -228,10 +278,16 @@ export function createDispatch(
       nowMethod = KNOWN_METHODS.has(method) ? method : 'other';
       nowRoute = UNMATCHED_ROUTE;
     }
+    const lengthHeader = req.getHeader('content-length');
+    if (!framable(lengthHeader)) {
+      refuseLength(res, req, url, lengthHeader);
+      return;
+    }
     const match = router.match(url);
     if (match === undefined) {
       const starting = ready !== undefined && !ready();
-      problemNow(res, starting ? unavailable('the server is starting; try again shortly') : notFound(`nothing is served at ${url}`), method === 'HEAD');
+      const problem = starting ? unavailable('the server is starting; try again shortly') : notFound(`nothing is served at ${url}`);
+      refuseNow(res, req, problemReply(problem, log), method === 'HEAD');
       return;
     }
     const entry = match.entry;
@@ -243,15 +299,15 @@ export function createDispatch(
         route = entry.routes.GET;
         headOnly = true;
       } else if (method === 'OPTIONS') {
-        answerNow(res, { status: 204, headers: [['Allow', entry.allow]] }, false);
+        refuseNow(res, req, { status: 204, headers: [['Allow', entry.allow]] }, false);
         return;
       } else {
-        problemNow(res, methodNotAllowed(method, entry.allow), method === 'HEAD');
+        refuseNow(res, req, problemReply(methodNotAllowed(method, entry.allow), log), method === 'HEAD');
         return;
       }
     }
     if (match.suffixRejected) {
-      problemNow(res, notAcceptable(match.suffix, entry.suffixes ?? []), headOnly);
+      refuseNow(res, req, problemReply(notAcceptable(match.suffix, entry.suffixes ?? []), log), headOnly);
       return;
     }
 
@@ -278,28 +334,30 @@ export function createDispatch(
     }
 
     const contentType = req.getHeader('content-type');
-    const lengthHeader = req.getHeader('content-length');
-    const declared = parseContentLength(lengthHeader);
+    const declared = parseContentLength(lengthHeader); // framable: digits or absent
     const accepted = spec.kind === 'json' ? isJsonContentType(contentType) : spec.contentTypes === undefined || spec.contentTypes.includes(mediaType(contentType));
     if (!accepted) {
       const expected = spec.kind === 'json' ? JSON_MEDIA_TYPES : (spec.contentTypes ?? []).join(' or ');
       const reply = problemReply(unsupportedMediaType(contentType, expected), log);
       // A small unread body is dropped and the connection kept; a big or unknown one asks the client to hang up.
-      answerNow(res, declared < 0 || declared > spec.limit ? hangingUp(reply) : reply, headOnly);
-      return;
-    }
-    if (Number.isNaN(declared)) {
-      answerNow(res, hangingUp(problemReply(badRequest(`Content-Length '${lengthHeader}' is not a number`), log)), headOnly);
+      refuseNow(res, req, declared < 0 || declared > spec.limit ? hangingUp(reply) : reply, headOnly);
       return;
     }
     if (declared > spec.limit) {
-      problemNow(res, payloadTooLarge(spec.limit), headOnly);
+      refuseNow(res, req, problemReply(payloadTooLarge(spec.limit), log), headOnly);
       return;
     }
 
+    const closes = asksToClose(req.getHeader('connection'));
     const pending = goAsync(res, headOnly);
-    readBody(res, declared, spec.limit, {
-      tooLarge: () => answerLater(res, pending, problemReply(payloadTooLarge(spec.limit), log)),
+    let drain: BodyDrain | undefined;
+    const reading = readBody(res, declared, spec.limit, {
+      tooLarge: () => {
+        const reply = problemReply(payloadTooLarge(spec.limit), log);
+        if (closes && !headOnly) drain = answerThenDrain(res, pending, reply);
+        else answerLater(res, pending, reply);
+      },
+      discarded: (bytes, isLast) => drain?.take(bytes, isLast),
       done: (body) => {
         if (pending.done) return;
         if (spec.kind === 'raw') {
@@ -315,6 +373,7 @@ export function createDispatch(
         run(res, route, ctx, pending, headOnly);
       },
     });
+    pending.onAbort = () => reading.abandon();
   }
 
   return function guardedDispatch(res: HttpResponse, req: HttpRequest): void {

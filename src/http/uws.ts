@@ -17,6 +17,30 @@ export type UwsModule = Omit<typeof Uws, 'App' | 'SSLApp'> & {
   SSLApp(options: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
 };
 
+/**
+ * The size of this build's (20.30) cork buffer: what a handler writes waits
+ * there until the handler returns, unless one write does not fit, which
+ * sends the buffer and that write to the socket at once.
+ */
+export const UWS_CORK_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * The longest Content-Length this build frames. Its parser reads the
+ * header only after the request handler has run: a longer value, or one
+ * with anything but digits, makes it close the connection at once,
+ * dropping what is still in the cork buffer (upstream 20.54 reads 18 digits).
+ */
+export const UWS_CONTENT_LENGTH_DIGITS = 9;
+
+/**
+ * Whether this build closes the connection once the answer is complete:
+ * its own test, a Connection header of exactly five characters ("close"),
+ * or HTTP/1.0, which the request does not show (see drain.ts).
+ */
+export function asksToClose(connectionHeader: string): boolean {
+  return connectionHeader.length === 5;
+}
+
 /** Thrown when the native binary cannot be loaded on this platform and Node. */
 export class UwsLoadError extends Error {
   override readonly name = 'UwsLoadError';

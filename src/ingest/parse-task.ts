@@ -6,7 +6,8 @@
 import { uncompressSync } from 'snappy';
 import { threadCodec } from '../chunkenc/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
-import { batchBuffers, bodyBuffers, bodyBytes } from '../pool/spare-buffers.js';
+import { collectNow } from '../pool/collect.js';
+import { batchBuffers, bodyBuffers, bodyBytes, SPARE_MAX_BYTES } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
@@ -35,12 +36,17 @@ interface ParseWriteMessage {
  * which keep only name, message and stack; a malformed request therefore
  * comes back as data and is thrown again, typed, on the caller's thread.
  */
-type ParseWriteAnswer =
-  /** `body`: the request's buffer, moved back for reuse. */
-  | { ok: true; parsed: ParsedWrite; body?: ArrayBuffer }
+type ParseWriteAnswer = (
+  | { ok: true; parsed: ParsedWrite }
   | { ok: false; offset: number; detail: string }
   /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
-  | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string };
+  | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string }
+) & {
+  /** The request's buffer, moved back for reuse (when the spares would keep it). */
+  body?: ArrayBuffer;
+  /** The spare batch buffer a refused request did not use, moved back. */
+  spare?: ArrayBuffer;
+};
 
 /** Worker half: parses the request; the answer's batches are moved back, not copied. */
 export const parseWriteTask: PoolTask<ParseWriteMessage> = {
@@ -88,8 +94,10 @@ export async function parseWriteInPool(
     moving.push(spare);
   }
   const answer = await pool.run<ParseWriteAnswer>(message, moving);
-  if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
+  // Given back whatever the outcome: a refused request's buffers are reused as an accepted one's.
   if (answer.body !== undefined) bodyBuffers.give(answer.body);
+  if (answer.spare !== undefined) batchBuffers.give(answer.spare);
+  if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
   return answer.parsed;
 }
 
@@ -126,9 +134,24 @@ function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | Pars
   }
 }
 
-function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage): unknown {
+function parseWrite(message: ParseWriteMessage): unknown {
+  const body = message.bytes.buffer;
+  const large = { found: body.byteLength > SPARE_MAX_BYTES };
+  const answer = decodeAndParse(message, large);
+  if (large.found) {
+    // A body the caller's spares would not keep stays here, held by the
+    // message until the next task: detached into a clone nothing holds, it
+    // goes with the decoded message in the collection (collect.ts).
+    if (body instanceof ArrayBuffer && body.byteLength > SPARE_MAX_BYTES) structuredClone(body, { transfer: [body] });
+    collectNow();
+  }
+  return answer;
+}
+
+function decodeAndParse({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage, large: { found: boolean }): unknown {
   const bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
-  if (!(bytes instanceof Uint8Array)) return bytes;
+  if (bytes instanceof Uint8Array && bytes.byteLength > SPARE_MAX_BYTES) large.found = true;
+  if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
   let answer: ParseWriteAnswer & { ok: true };
   try {
     // The thread's codec instance of build/strata.wasm also serves the
@@ -136,7 +159,7 @@ function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessa
     answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm, cache, spare) };
   } catch (err) {
     if (!(err instanceof MalformedRequestError)) throw err;
-    return { ok: false, offset: err.offset, detail: err.detail } satisfies ParseWriteAnswer;
+    return refused({ ok: false, offset: err.offset, detail: err.detail }, body, spare);
   }
   // Every batch is moved back, not copied: floats, histograms, exemplars, keys.
   const { batch, histogramBatch, exemplarBatch, keys } = answer.parsed;
@@ -145,9 +168,31 @@ function parseWrite({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessa
   if (exemplarBatch !== undefined) moving.push(exemplarBatch);
   if (keys !== undefined) moving.push(keys);
   // The body is read: its buffer goes back for the next one.
-  if (body.buffer instanceof ArrayBuffer && body.buffer.byteLength > 0 && !moving.includes(body.buffer)) {
-    answer.body = body.buffer;
-    moving.push(body.buffer);
+  const back = returnable(body);
+  if (back !== undefined && !moving.includes(back)) {
+    answer.body = back;
+    moving.push(back);
   }
   return movedWith(answer, moving.length === 1 ? batch : moving);
+}
+
+/** The buffer of `body` when the caller's spares would keep it (else it stays here, garbage). */
+function returnable(body: Uint8Array): ArrayBuffer | undefined {
+  const b = body.buffer;
+  return b instanceof ArrayBuffer && b.byteLength > 0 && b.byteLength <= SPARE_MAX_BYTES ? b : undefined;
+}
+
+/** A refusal, with the body's buffer and the unused spare batch buffer moved back. */
+function refused(answer: ParseWriteAnswer, body: Uint8Array, spare: ArrayBuffer | undefined): unknown {
+  const moving: ArrayBuffer[] = [];
+  const back = returnable(body);
+  if (back !== undefined) {
+    answer.body = back;
+    moving.push(back);
+  }
+  if (spare !== undefined && spare.byteLength > 0) {
+    answer.spare = spare;
+    moving.push(spare);
+  }
+  return moving.length === 0 ? answer : movedWith(answer, moving);
 }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { exposeCollector } from './collect.js';
 import type { TaskMessage, TaskRunner } from './task.js';
 
 /** Run or wait times of the pool's tasks since start, in milliseconds (piscina's histogram summaries). */
@@ -48,6 +49,7 @@ export class CodecPool implements TaskRunner {
   constructor(options: CodecPoolOptions = {}) {
     const workers = options.workers ?? availableParallelism();
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+    exposeCollector();
     this.piscina = new Piscina({
       filename: workerUrl.href,
       minThreads: workers,

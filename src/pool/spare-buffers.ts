@@ -12,10 +12,18 @@
  * for it made up much of the resident memory. A buffer moved away and
  * back is counted once.
  */
+import { collectWhenQuiet } from './collect.js';
 
-/** At most this many spare buffers are kept, of at most MAX_BYTES each. */
+/** At most this many spare buffers are kept, of at most SPARE_MAX_BYTES each and KEEP_BYTES in all. */
 const KEEP = 16;
-const MAX_BYTES = 16 << 20;
+/** The largest buffer kept: a larger one is left to the garbage collector. */
+export const SPARE_MAX_BYTES = 16 << 20;
+/**
+ * What the spares of one kind may hold in all: enough for 16 requests of
+ * 2 MiB in flight (Prometheus sends far smaller ones), little enough that
+ * a burst of large bodies does not keep the process large (issue 25).
+ */
+const KEEP_BYTES = 32 << 20;
 
 /** A size worth allocating for `n` bytes: the next power of two, at least 64 KiB, so that buffers fit many requests. */
 export function roundedSize(n: number): number {
@@ -24,6 +32,8 @@ export function roundedSize(n: number): number {
 
 export class SpareBuffers {
   private readonly spare: ArrayBuffer[] = [];
+  /** Bytes of the buffers in `spare`. */
+  private kept = 0;
   /** Buffers handed out by take() and not shared with anything else (see exclusive()). */
   private readonly ours = new WeakSet<ArrayBuffer>();
 
@@ -35,6 +45,7 @@ export class SpareBuffers {
       if (b.byteLength < n) continue;
       s[i] = s[s.length - 1]!;
       s.pop();
+      this.kept -= b.byteLength;
       return b;
     }
     return undefined;
@@ -52,11 +63,20 @@ export class SpareBuffers {
     return b instanceof ArrayBuffer && this.ours.has(b);
   }
 
-  /** Keeps `b` for a later take() (unless detached, too large, or enough are kept). */
+  /**
+   * Keeps `b` for a later take() (unless detached, too large, or enough
+   * are kept). A buffer not kept is garbage: the event loop collects once
+   * such drops stop (collect.ts).
+   */
   give(b: ArrayBuffer): void {
-    if (b.byteLength === 0 || b.byteLength > MAX_BYTES) return;
-    if (this.spare.length >= KEEP) return;
+    const n = b.byteLength;
+    if (n === 0) return;
+    if (n > SPARE_MAX_BYTES || this.spare.length >= KEEP || this.kept + n > KEEP_BYTES) {
+      collectWhenQuiet(n);
+      return;
+    }
     this.spare.push(b);
+    this.kept += n;
   }
 }
 

@@ -1,0 +1,77 @@
+/**
+ * Collections after large buffers became garbage, on threads that would
+ * otherwise keep them.
+ *
+ * V8 collects garbage when a thread allocates. A thread that drops large
+ * buffers and then waits keeps that memory until it allocates again,
+ * however long that is: after a burst of refused remote writes (12 MB
+ * bodies that decoded to 250 MB) the process stayed 450 MB over its idle
+ * size for more than a minute (issue 25). So:
+ * - a pool worker collects at the end of a task that held more than the
+ *   largest spare buffer ({@link collectNow}): a few milliseconds (its heap
+ *   is a few MB) after a task that took far longer;
+ * - the event loop, which drops such buffers when a client abandons a
+ *   large body or the spares are full, collects once they stop coming for
+ *   a second ({@link collectWhenQuiet}); under steady load the drops keep
+ *   coming and V8 collects as it allocates.
+ *
+ * The `gc` function exists only with V8's --expose-gc. V8's flags belong to
+ * the process; this one only adds `gc` to the global of contexts created
+ * after it is set: the workers' (the pool sets it before starting them),
+ * and a context made here for the event loop.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
+
+/** What --expose-gc adds to a context's global. */
+type Collector = () => void;
+
+/** Dropped bytes that make the event loop collect once it is quiet: as much as the largest spare buffer. */
+const QUIET_AFTER_BYTES = 16 << 20;
+/** How long no large buffer must be dropped before the event loop collects. */
+const QUIET_MS = 1_000;
+
+let loopCollector: Collector | undefined;
+
+/**
+ * Gives the workers started after this call a `gc` function, and the event
+ * loop one for {@link collectWhenQuiet}. Called by the pool before it
+ * starts its workers.
+ */
+export function exposeCollector(): void {
+  if (loopCollector !== undefined || !isMainThread) return;
+  setFlagsFromString('--expose-gc');
+  loopCollector = runInNewContext('gc') as Collector;
+}
+
+/**
+ * In a worker, at the end of a task, once what it allocated is no longer
+ * referenced: collects now. Not later: piscina's workers wait for their
+ * next task blocked in Atomics.wait, so a timer set now would not run
+ * before that task. Does nothing where `gc` was not exposed.
+ */
+export function collectNow(): void {
+  (globalThis as { gc?: Collector }).gc?.();
+}
+
+let dropped = 0;
+let timer: NodeJS.Timeout | undefined;
+
+/**
+ * On the event loop: `bytes` of buffers were dropped. Once 16 MiB or more
+ * were, collects after a second without further drops. Does nothing
+ * before {@link exposeCollector} or in a worker.
+ */
+export function collectWhenQuiet(bytes: number): void {
+  if (loopCollector === undefined || !isMainThread) return;
+  dropped += bytes;
+  if (dropped < QUIET_AFTER_BYTES) return;
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    timer = undefined;
+    dropped = 0;
+    loopCollector?.();
+  }, QUIET_MS);
+  timer.unref();
+}
