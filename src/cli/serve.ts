@@ -2,6 +2,7 @@ import { openStrata } from '../lib/strata.js';
 import type { StrataOptions } from '../lib/options.js';
 import { createLogger, type Logger } from './logger.js';
 import { stopSignal } from './stop-signal.js';
+import { startupFailed } from './startup-failure.js';
 import type { HostPort } from '../config/host-port.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -30,19 +31,24 @@ const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
  * engine is open, then the engine, gRPC and the JSON resources). A signal
  * during start-up stops the server once start-up is done. Stopping is
  * store.close(): not ready, listeners closed with calls and requests in
- * flight finished, then the stores flushed and closed. Start-up errors are
- * thrown as the parts throw them, for main.ts to report.
+ * flight finished, then the stores flushed and closed. A start-up error
+ * is one log line naming its cause, and exit status 1 (startup-failure.ts).
  */
 export async function serve(config: ServeConfig): Promise<number> {
   const signal = stopSignal();
   const log = createLogger(config.env);
   const killAt = Number(process.env[KILL_BEFORE_META_ENV] ?? 0);
   let uploads = 0;
-  const store = await openStrata(serveOptions(config, log), {
-    rawErrors: true,
-    openDelayMs: Number(process.env[OPEN_DELAY_ENV] ?? 0),
-    ...(killAt > 0 ? { beforeMeta: () => (++uploads === killAt ? process.kill(process.pid, 'SIGKILL') : undefined) } : {}),
-  });
+  let store: Awaited<ReturnType<typeof openStrata>>;
+  try {
+    store = await openStrata(serveOptions(config, log), {
+      rawErrors: true,
+      openDelayMs: Number(process.env[OPEN_DELAY_ENV] ?? 0),
+      ...(killAt > 0 ? { beforeMeta: () => (++uploads === killAt ? process.kill(process.pid, 'SIGKILL') : undefined) } : {}),
+    });
+  } catch (err) {
+    return startupFailed(log, err);
+  }
   const { grpc, http } = store.listening;
   log.info({
     dataDir: store.dataDir,

@@ -18,7 +18,8 @@ import { serveStoreApi, type RunningGrpcServer } from '../grpc/server.js';
 import { StoreApi } from '../store/store-api.js';
 import type { LabelNamesQuery, LabelValuesQuery, SeriesQuery, SeriesSet, SourceInfo, StoreSource } from '../store/store-source.js';
 import { decorateSource, type StoreApiConfig } from '../store/store-stack.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
+import { startupFailed } from './startup-failure.js';
 import type { SidecarConfig } from './sidecar-options.js';
 import { stopSignal } from './stop-signal.js';
 
@@ -41,10 +42,18 @@ const EXIT_PROMETHEUS = 1;
  * Prometheus; the Store API keeps serving the blocks while it does not.
  */
 export async function sidecar(config: SidecarConfig): Promise<number> {
+  const log = createLogger(config.env);
+  try {
+    return await runSidecar(config, log);
+  } catch (err) {
+    return startupFailed(log, err);
+  }
+}
+
+async function runSidecar(config: SidecarConfig, log: Logger): Promise<number> {
   const signal = stopSignal();
   let stopping = false;
   void signal.then(() => (stopping = true));
-  const log = createLogger(config.env);
   const tsdbPath = resolve(config.tsdbPath);
   threadCodec();
   const peer = new PrometheusPeer(config.prometheusUrl, log, config.configTimeoutMs);

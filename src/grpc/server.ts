@@ -107,10 +107,21 @@ export function startGrpcServer(writer: Writer, opts: GrpcServerOptions): Promis
  * grpc-js, errors mapped by the one table (status.ts), Series frames
  * written by stream-adapter.ts, calls timed for metrics.
  */
+/** A bind that failed, as one line naming the address (grpc-js' own message names no cause a person can act on). */
+function listenFailed(at: string, err: Error): Error {
+  const inUse = /EADDRINUSE|address already in use|No address added/i.test(err.message);
+  return Object.assign(new Error(`gRPC: cannot listen on ${at} (${inUse ? 'address in use or not available' : err.message})`, { cause: err }), { code: inUse ? 'EADDRINUSE' : 'EADDRNOTAVAIL' });
+}
+
 export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Promise<RunningGrpcServer> {
+  // grpc-js writes its own lines to stderr (a failed bind: "No address added"),
+  // beside the server's JSON log: they go into that log instead, as warnings.
+  grpc.setLogger({ error: (...args: unknown[]) => opts.log.warn({ grpc: args.map(String).join(' ') }, 'grpc-js') });
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxRecvBytes,
     'grpc.max_send_message_length': -1,
+    // grpc-js sets SO_REUSEPORT by default: a second server on this address would start and share it.
+    'grpc.so_reuseport': 0,
   });
   const fail = (err: unknown): grpc.ServiceError => {
     const code = grpcStatusOf(err);
@@ -259,7 +270,8 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   // Wider HTTP/2 windows than grpc-js' 64 KiB (flow-control.ts): fewer round trips and syscalls a RemoteWrite.
   const windowsMissing = widenStreamWindows(server);
   const port = await new Promise<number>((done, fail2) => {
-    server.bindAsync(`${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`, credentials(opts.tls), (err, p) => (err ? fail2(err) : done(p)));
+    const at = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
+    server.bindAsync(at, credentials(opts.tls), (err, p) => (err ? fail2(listenFailed(at, err)) : done(p)));
   });
   if (windowsMissing.length === 0) widenConnectionWindows(server);
   else opts.log.warn({ missing: windowsMissing }, 'HTTP/2 windows stay at 64 KiB: this grpc-js lacks what src/grpc/flow-control.ts relies on');

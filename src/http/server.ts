@@ -121,10 +121,18 @@ function createApp(binding: UwsModule, tls: HttpTls | undefined): App {
   }
 }
 
+/** uWebSockets.js' ListenOptions value (its typings lack the host, port, options form the binding has). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+interface ExclusiveListen {
+  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown;
+}
+
 /** Binds `address` over TCP. */
 function listen(binding: UwsModule, app: App, address: ListenAddress): Promise<Bound> {
   return new Promise((resolve, reject) => {
-    app.listen(address.host, address.port, (socket: us_listen_socket | false) => {
+    // Exclusive: without it uWebSockets.js sets SO_REUSEPORT, and a second
+    // server on the same address would start and take half the connections.
+    (app as unknown as ExclusiveListen).listen(address.host, address.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (socket: us_listen_socket | false) => {
       if (socket === false) reject(new ListenError(`HTTP: cannot listen on ${address.host}:${address.port} (address in use or not available)`));
       else resolve({ port: binding.us_socket_local_port(socket as never), socket });
     });

@@ -168,9 +168,12 @@ describe('HTTPS flag errors', { skip }, () => {
     test(`start-up fails with one line naming the file: ${what}`, () => {
       const r = failingServe(flags());
       assert.equal(r.status, 1, r.stderr);
-      const plain = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
-      assert.equal(plain.length, 1, r.stderr);
-      assert.match(plain[0]!, message());
+      // One error line in the logger's format, no stack: the cause, named.
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+      const errors = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
+      assert.equal(errors.length, 1, r.stderr);
+      assert.match(errors[0]!.msg, /^start-up failed: /);
+      assert.match(errors[0]!.msg, message());
     });
   }
 });
