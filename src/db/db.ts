@@ -721,6 +721,11 @@ export class Db {
     if (why !== undefined) throw storeUnavailable(why);
   }
 
+  /** Damaged stretches of the WAL that the replay at open skipped (their records are lost, no others). */
+  get walDamage(): number {
+    return this.wal.damaged.length;
+  }
+
   /** Why writes are refused now (a full or failing disk), undefined while they are stored: for readiness. */
   get writeRefusal(): string | undefined {
     return this.health.refusing;

@@ -11,7 +11,7 @@ import { listWalDir } from './dir.js';
 import { FILE_HEADER_BYTES, KIND_CHECKPOINT, KIND_SEGMENT, checkpointName, segmentName } from './format.js';
 import { fileHeaderProblem } from './frame.js';
 import type { WalLog } from './options.js';
-import { scanRecords } from './scan.js';
+import { nextRecordAfter, scanRecords } from './scan.js';
 
 /**
  * Receives each record replayed, in order. `payload` is valid only during
@@ -25,7 +25,18 @@ export interface WalFileSize {
   bytes: number;
 }
 
+/** A damaged stretch of a WAL file that replay skipped. */
+export interface WalDamage {
+  file: string;
+  /** Where the damage starts, and how many bytes were skipped from there (to the next good record or the end). */
+  offset: number;
+  bytes: number;
+  reason: string;
+}
+
 export interface ReplayResult {
+  /** What was damaged and skipped: the records in it are lost, every other record was replayed. */
+  damaged: WalDamage[];
   /** The checkpoint replayed, if any. */
   checkpoint: WalFileSize | undefined;
   /** The segments kept, ascending and without gaps. */
@@ -72,14 +83,42 @@ async function truncateDurably(path: string, length: number): Promise<void> {
   }
 }
 
-/** Replays checkpoint `n` at `path`, strictly: it was written whole before its rename. Returns its size. */
-async function replayCheckpoint(reader: FileReader, path: string, n: number, sink: ReplaySink): Promise<number> {
+/**
+ * Replays the records of `buf` from `from`, skipping damage: a record that
+ * fails its checks is logged and counted, and reading goes on at the next
+ * whole record (nextRecordAfter). Unless `tornTailAt` takes it: a failure
+ * a torn write explains, with no whole record after it, is left to the
+ * caller (returned). Loss is bounded to the damaged bytes, where
+ * Prometheus drops everything after the first corrupt record.
+ */
+function replayRecords(
+  buf: Buffer, path: string, sink: (type: number, payload: Uint8Array) => void, damaged: WalDamage[], log: WalLog, tornTail: boolean, from = FILE_HEADER_BYTES,
+): number | undefined {
+  let off = from;
+  for (;;) {
+    const failure = scanRecords(buf, buf.byteLength, sink, off);
+    if (failure === undefined) return undefined;
+    const next = nextRecordAfter(buf, failure.offset, buf.byteLength);
+    if (tornTail && failure.tornLike && next === undefined) return failure.offset;
+    const end = next ?? buf.byteLength;
+    const damage = { file: path, offset: failure.offset, bytes: end - failure.offset, reason: failure.reason };
+    damaged.push(damage);
+    log.warn(damage, next === undefined ? 'skipped a damaged WAL record and the rest of its file: no whole record follows' : 'skipped a damaged stretch of the WAL; replay goes on at the next whole record');
+    if (next === undefined) return undefined;
+    off = next;
+  }
+}
+
+/** Replays checkpoint `n` at `path`; damage in it is skipped as in segments (it was written whole before its rename, so there is no torn tail). Returns its size. */
+async function replayCheckpoint(reader: FileReader, path: string, n: number, sink: ReplaySink, damaged: WalDamage[], log: WalLog): Promise<number> {
   const buf = await reader.read(path);
   if (buf.byteLength < FILE_HEADER_BYTES) throw corruption(path, 0, `checkpoint of ${buf.byteLength} bytes is shorter than its header`);
   const problem = fileHeaderProblem(buf, KIND_CHECKPOINT, n);
-  if (problem !== undefined) throw corruption(path, 0, problem);
-  const failure = scanRecords(buf, buf.byteLength, (type, payload) => sink(type, payload, n - 1));
-  if (failure !== undefined) throw corruption(path, failure.offset, failure.reason);
+  if (problem !== undefined) {
+    damaged.push({ file: path, offset: 0, bytes: FILE_HEADER_BYTES, reason: problem });
+    log.warn({ file: path, reason: problem }, 'the WAL checkpoint\'s header is damaged; its records are read all the same');
+  }
+  replayRecords(buf, path, (type, payload) => sink(type, payload, n - 1), damaged, log, false);
   return buf.byteLength;
 }
 
@@ -89,7 +128,7 @@ async function replayCheckpoint(reader: FileReader, path: string, n: number, sin
  * Returns the segment's size afterwards, undefined if it was removed.
  */
 async function replaySegment(
-  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink,
+  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink, damaged: WalDamage[],
 ): Promise<number | undefined> {
   const buf = await reader.read(path);
   const problem = buf.byteLength < FILE_HEADER_BYTES
@@ -103,17 +142,19 @@ async function replaySegment(
       log.warn({ file: path, offset: 0, bytesDropped: buf.byteLength, reason: problem }, 'removed the last WAL segment: its header is torn');
       return undefined;
     }
-    throw corruption(path, 0, problem);
+    if (buf.byteLength < FILE_HEADER_BYTES) {
+      damaged.push({ file: path, offset: 0, bytes: buf.byteLength, reason: problem });
+      log.warn({ file: path, reason: problem }, 'skipped a WAL segment shorter than its header');
+      return buf.byteLength;
+    }
+    damaged.push({ file: path, offset: 0, bytes: FILE_HEADER_BYTES, reason: problem });
+    log.warn({ file: path, reason: problem }, 'a WAL segment\'s header is damaged; its records are read all the same');
   }
-  const failure = scanRecords(buf, buf.byteLength, (type, payload) => sink(type, payload, n));
-  if (failure === undefined) return buf.byteLength;
-  if (!last || !failure.tornLike) throw corruption(path, failure.offset, failure.reason);
-  await truncateDurably(path, failure.offset);
-  log.warn(
-    { file: path, offset: failure.offset, bytesDropped: buf.byteLength - failure.offset, reason: failure.reason },
-    'truncated the torn tail of the last WAL segment',
-  );
-  return failure.offset;
+  const tornAt = replayRecords(buf, path, (type, payload) => sink(type, payload, n), damaged, log, last);
+  if (tornAt === undefined) return buf.byteLength;
+  await truncateDurably(path, tornAt);
+  log.warn({ file: path, offset: tornAt, bytesDropped: buf.byteLength - tornAt }, 'truncated the torn tail of the last WAL segment');
+  return tornAt;
 }
 
 /**
@@ -137,24 +178,30 @@ export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink): 
     else live.push(n);
   }
 
+  const damaged: WalDamage[] = [];
   let expected = ckpt ?? 0;
   for (const n of live) {
-    if (n !== expected) throw missingSegments(join(dir, segmentName(n)), expected, n - 1);
+    if (n !== expected) {
+      // Records of missing segments are lost; those of the others are not.
+      const gap = missingSegments(join(dir, segmentName(n)), expected, n - 1);
+      damaged.push({ file: join(dir, segmentName(expected)), offset: 0, bytes: 0, reason: gap.message });
+      log.warn({ dir, from: expected, to: n - 1 }, `WAL segments are missing; replay goes on without them: ${gap.message}`);
+    }
     expected = n + 1;
   }
 
   const reader = new FileReader();
   let checkpoint: WalFileSize | undefined;
-  if (ckpt !== undefined) checkpoint = { n: ckpt, bytes: await replayCheckpoint(reader, join(dir, checkpointName(ckpt)), ckpt, sink) };
+  if (ckpt !== undefined) checkpoint = { n: ckpt, bytes: await replayCheckpoint(reader, join(dir, checkpointName(ckpt)), ckpt, sink, damaged, log) };
 
   const segments: WalFileSize[] = [];
   let next = ckpt ?? 0;
   for (const [i, n] of live.entries()) {
-    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink);
+    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged);
     if (bytes === undefined) break; // the last segment, removed: its number is free again
     segments.push({ n, bytes });
     next = n + 1;
   }
   for (const [name, msg] of leftovers) await removeFile(join(dir, name), log, msg);
-  return { checkpoint, segments, next };
+  return { damaged, checkpoint, segments, next };
 }

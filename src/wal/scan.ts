@@ -28,12 +28,13 @@ export interface ScanFailure {
 export type RecordSink = (type: number, payload: Uint8Array) => void;
 
 /**
- * Calls `sink` for every record of `buf[FILE_HEADER_BYTES, length)` in order
- * and returns undefined if all of it is records, else the first failure.
- * The file header is checked by the caller.
+ * Calls `sink` for every record of `buf[from, length)` in order (from the
+ * first record, after the file header, by default) and returns undefined if
+ * all of it is records, else the first failure. The file header is checked
+ * by the caller.
  */
-export function scanRecords(buf: Buffer, length: number, sink: RecordSink): ScanFailure | undefined {
-  let off = FILE_HEADER_BYTES;
+export function scanRecords(buf: Buffer, length: number, sink: RecordSink, from = FILE_HEADER_BYTES): ScanFailure | undefined {
+  let off = from;
   while (off < length) {
     const left = length - off;
     if (left < FRAME_HEADER_BYTES) {
@@ -62,6 +63,25 @@ export function scanRecords(buf: Buffer, length: number, sink: RecordSink): Scan
     }
     sink(type, buf.subarray(off + FRAME_HEADER_BYTES, end));
     off = end;
+  }
+  return undefined;
+}
+
+/**
+ * The offset of the first whole record after `from` (its header and its
+ * payload both pass their checksums), or undefined when none follows: where
+ * reading can go on after damage. Every byte is a candidate start; a false
+ * match needs two 32-bit checksums to agree by chance.
+ */
+export function nextRecordAfter(buf: Buffer, from: number, length: number): number | undefined {
+  for (let off = from + 1; off + FRAME_HEADER_BYTES <= length; off++) {
+    const type = buf[off + FRAME_TYPE] ?? 0;
+    if (type === 0) continue;
+    const headerCrc = frameHeaderCrc(buf, off);
+    if (headerCrc !== buf.readUInt32BE(off + FRAME_HEADER_CRC)) continue;
+    const payloadBytes = buf.readUInt32BE(off + FRAME_LENGTH);
+    if (payloadBytes > MAX_PAYLOAD_BYTES || off + FRAME_HEADER_BYTES + payloadBytes > length) continue;
+    if (frameRecordCrc(buf, off, payloadBytes, headerCrc) === buf.readUInt32BE(off + FRAME_CRC)) return off;
   }
   return undefined;
 }

@@ -15,7 +15,7 @@ import type { ResolvedWalOptions, WalOptions } from './options.js';
 import { checkRecordType, payloadLength } from './record-input.js';
 import type { WalPayload, WalRecord } from './record-input.js';
 import { replayWalDir } from './replay.js';
-import type { ReplayResult, ReplaySink, WalFileSize } from './replay.js';
+import type { ReplayResult, ReplaySink, WalDamage, WalFileSize } from './replay.js';
 import { SegmentFile } from './segment-file.js';
 
 /** Counters for metrics; they only grow. */
@@ -55,6 +55,8 @@ export class Wal {
   private dirChanges = 0;
   private dirSynced = 0;
   private failure: unknown;
+  /** What replay at open found damaged and skipped. */
+  readonly damaged: readonly WalDamage[];
   private state: 'open' | 'closing' | 'closed' = 'open';
   private timer: NodeJS.Timeout | undefined;
   private checkpointChain: Promise<void> = Promise.resolve();
@@ -73,6 +75,7 @@ export class Wal {
       this.olderBytes += s.bytes;
     }
     this.ckpt = replayed.checkpoint;
+    this.damaged = replayed.damaged;
     this.cur = SegmentFile.createWhenPossible(this.o.dir, replayed.next, this.countSync);
     this.dirChanges++;
     this.counters.segmentsCreated++;
@@ -86,10 +89,10 @@ export class Wal {
    * record's segment number; records of checkpoint N come with N - 1.
    *
    * A torn tail of the last segment is cut off (logged with file, offset,
-   * bytes dropped). Any other damage, or a missing segment, rejects with a
-   * WalCorruptionError naming the file and byte offset, and no file is
-   * changed; `onRecord` may have seen some records by then, which the
-   * caller must discard. After a successful replay, what a crash left is
+   * bytes dropped). Other damage (a record failing its checks anywhere, a
+   * damaged file header, missing segments) is skipped, logged and listed
+   * in `damaged`: replay goes on at the next whole record, so only the
+   * damaged records are lost. After a successful replay, what a crash left is
    * removed: a half-written checkpoint, checkpoints older than the newest,
    * segments it covers. An exception thrown by `onRecord` rejects the open.
    *
