@@ -66,6 +66,8 @@ export class ChunkSegments {
   private readonly unwritten: Segment[] = [];
   private readonly unsynced: Segment[] = [];
   private readonly segmentBytes: number;
+  /** What the open found damaged and skipped: the chunks there are lost, no others. */
+  readonly damaged: ChunkFileDamage[] = [];
 
   private constructor(private readonly opts: ChunkSegmentsOptions) {
     this.segmentBytes = opts.segmentBytes ?? DEFAULT_CHUNK_SEGMENT_BYTES;
@@ -74,8 +76,9 @@ export class ChunkSegments {
   /**
    * Opens the directory (creating it), calls `visit` for every chunk of the
    * existing segments, and starts a new segment for writing. A torn tail of
-   * the last segment is truncated with a log line; a failed check anywhere
-   * else throws a ChunkFileCorruptionError naming the file and offset.
+   * the last segment is truncated with a log line. Other damage is skipped
+   * (logged with file and offset, listed in `damaged`): reading goes on at
+   * the next whole chunk, so only the damaged chunks are lost.
    */
   static open(opts: ChunkSegmentsOptions, visit: ChunkVisitor): ChunkSegments {
     const cs = new ChunkSegments(opts);
@@ -325,67 +328,99 @@ export class ChunkSegments {
     const fd = fs.openSync(path, 'r+');
     const fileSize = fs.fstatSync(fd).size;
     if (fileSize < FILE_HEADER) {
-      if (!last) throw chunkFileCorrupt(path, 0, `${fileSize} bytes, shorter than the header`);
       fs.closeSync(fd);
+      if (!last) {
+        this.damage({ file: path, offset: 0, bytes: fileSize, reason: `${fileSize} bytes, shorter than the header` }, 'skipped a head chunk file shorter than its header');
+        return;
+      }
       fs.unlinkSync(path);
       this.opts.log?.warn({ file: path }, 'removed a chunk segment torn before its header');
       return;
     }
     const map = mapFile(fd, fileSize);
-    if (map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC) throw chunkFileCorrupt(path, 0, 'bad magic number');
-    if (map[4] !== CHUNK_SEGMENT_VERSION) throw chunkFileCorrupt(path, 4, `unknown version ${map[4]}`);
+    const headerProblem = map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC ? 'bad magic number' : map[4] !== CHUNK_SEGMENT_VERSION ? `unknown version ${map[4]}` : undefined;
+    if (headerProblem !== undefined) {
+      // Not a file of ours, or of another version: its chunks cannot be trusted. Left as it is, unread.
+      fs.closeSync(fd);
+      this.damage({ file: path, offset: 0, bytes: fileSize, reason: headerProblem }, 'skipped a head chunk file whose header is damaged: its chunks are lost');
+      return;
+    }
     const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, stage: NO_BYTES, staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0 };
-    let at = FILE_HEADER;
-    let bad: string | undefined;
     const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
-    let badEnd = fileSize;
+    let at = FILE_HEADER;
+    let end = fileSize;
     while (at < fileSize) {
-      // Series ids start at 1: a zero byte where an entry starts is the unused rest of the file.
-      if (map[at] === 0) {
-        if (isZero(map, at, fileSize)) break;
-        bad = 'zero bytes followed by data';
-        badEnd = at;
+      const bad = entryProblem(map, at, fileSize, h);
+      if (bad === undefined) {
+        if (h.minT < seg.minT) seg.minT = h.minT;
+        if (h.maxT > seg.maxT) seg.maxT = h.maxT;
+        seg.chunks++;
+        visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
+        at = h.dataAt + h.dataLen + CRC_BYTES;
+        continue;
+      }
+      if (bad === ZERO_TAIL) {
+        end = at;
         break;
       }
-      if (!readEntryHeader(map, at, fileSize, h)) {
-        bad = 'entry header cut short or malformed';
-        badEnd = Math.min(fileSize, at + MAX_ENTRY_HEADER);
+      const next = nextEntryAfter(map, at, fileSize);
+      // A torn tail only in the last file, with no whole entry after it.
+      if (last && next === undefined) {
+        this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
+        end = at;
         break;
       }
-      const end = h.dataAt + h.dataLen;
-      if (end + CRC_BYTES > fileSize) {
-        bad = `entry of ${h.dataLen} bytes runs past the end of the file`;
-        break;
-      }
-      // A segment holds Prometheus' XOR, HISTOGRAM and FLOAT_HISTOGRAM chunks.
-      if (!isKnownEncoding(h.encoding)) {
-        bad = `unknown encoding ${h.encoding}`;
-        badEnd = end + CRC_BYTES;
-        break;
-      }
-      if (crc32c(map.subarray(at, end)) !== map.readUInt32LE(end)) {
-        bad = 'checksum mismatch';
-        badEnd = end + CRC_BYTES;
-        break;
-      }
-      if (h.minT < seg.minT) seg.minT = h.minT;
-      if (h.maxT > seg.maxT) seg.maxT = h.maxT;
-      seg.chunks++;
-      visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
-      at = end + CRC_BYTES;
+      this.damage({ file: path, offset: at, bytes: (next ?? fileSize) - at, reason: bad }, next === undefined
+        ? 'skipped a damaged head chunk and the rest of its file: no whole chunk follows'
+        : 'skipped a damaged stretch of a head chunk file; reading goes on at the next whole chunk');
+      if (next === undefined) break;
+      at = next;
     }
-    if (bad !== undefined) {
-      // A failed entry is a torn tail only in the last file, and only with nothing but zeros after it.
-      const torn = last && (badEnd >= fileSize || isZero(map, badEnd, fileSize));
-      if (!torn) throw chunkFileCorrupt(path, at, bad);
-      this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
-    }
-    seg.size = at;
-    if (fileSize > at) fs.ftruncateSync(fd, at);
+    seg.size = end;
+    if (fileSize > end) fs.ftruncateSync(fd, end);
     this.segments.set(seq, seg);
+  }
+
+  private damage(d: ChunkFileDamage, msg: string): void {
+    this.damaged.push(d);
+    this.opts.log?.warn(d, msg);
   }
 }
 
+/** A damaged stretch of a head chunk file that the open skipped. */
+export interface ChunkFileDamage {
+  file: string;
+  offset: number;
+  bytes: number;
+  reason: string;
+}
+
+const ZERO_TAIL = 'zero tail';
+
+/**
+ * What is wrong with the entry at `at` (undefined: nothing, and `h` holds
+ * it), or ZERO_TAIL where only zeros are left: series ids start at 1, so a
+ * zero byte where an entry starts is the unused rest of the file.
+ */
+function entryProblem(map: Buffer, at: number, fileSize: number, h: EntryHeader): string | undefined {
+  if (map[at] === 0) return isZero(map, at, fileSize) ? ZERO_TAIL : 'zero bytes followed by data';
+  if (!readEntryHeader(map, at, fileSize, h)) return 'entry header cut short or malformed';
+  const end = h.dataAt + h.dataLen;
+  if (end + CRC_BYTES > fileSize) return `entry of ${h.dataLen} bytes runs past the end of the file`;
+  // A segment holds Prometheus' XOR, HISTOGRAM and FLOAT_HISTOGRAM chunks.
+  if (!isKnownEncoding(h.encoding)) return `unknown encoding ${h.encoding}`;
+  if (crc32c(map.subarray(at, end)) !== map.readUInt32LE(end)) return 'checksum mismatch';
+  return undefined;
+}
+
+/** The first offset after `from` where a whole entry (its CRC good) starts, if any. */
+function nextEntryAfter(map: Buffer, from: number, fileSize: number): number | undefined {
+  const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
+  for (let at = from + 1; at < fileSize; at++) {
+    if (map[at] !== 0 && entryProblem(map, at, fileSize, h) === undefined) return at;
+  }
+  return undefined;
+}
 
 /** Writes `length` bytes of `bytes` at `position`, looping on short writes; returns the error instead of throwing it. */
 function writeAll(fd: number, bytes: Buffer, length: number, position: number): Error | undefined {

@@ -726,6 +726,11 @@ export class Db {
     return this.wal.damaged.length;
   }
 
+  /** Damaged stretches of the head chunk files that the open skipped (their chunks are lost, no others). */
+  get chunkFileDamage(): number {
+    return this.chunks.damaged.length;
+  }
+
   /** Why writes are refused now (a full or failing disk), undefined while they are stored: for readiness. */
   get writeRefusal(): string | undefined {
     return this.health.refusing;

@@ -2,7 +2,6 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { ChunkSegments } from '../../src/chunks/chunk-segments.js';
-import { ChunkFileCorruptionError } from '../../src/chunks/errors.js';
 import { tempDir } from '../support/db.js';
 
 const tmp = tempDir('strata-chunks-');
@@ -58,18 +57,40 @@ test('a torn tail of the last file is cut off with a warning', async () => {
   await cs.close();
 });
 
-test('a damaged entry in a file that is not the last stops the open, naming file and offset', async () => {
+test('a damaged entry in a file that is not the last loses that chunk only, reported with file and offset', async () => {
   const dir = await written();
   const first = `${dir}/${readdirSync(dir).sort()[0]}`;
   const bytes = readFileSync(first);
   bytes[20] = bytes[20]! ^ 0x10;
   writeFileSync(first, bytes);
-  assert.throws(() => open(dir), (e: Error) => e instanceof ChunkFileCorruptionError && e.message.includes(first) && /byte \d+/.test(e.message));
+  const { cs, seen } = open(dir);
+  assert.equal(seen.length, 11);
+  assert.deepEqual(cs.damaged.map((d) => [d.file, d.offset]), [[first, 8]]);
+  assert.match(cs.damaged[0]!.reason, /checksum mismatch/);
+  await cs.close();
+  // The damaged file is left as it was: a second open finds the same.
+  const again = open(dir);
+  assert.equal(again.seen.length, 11);
+  await again.cs.close();
 });
 
-test('zero bytes followed by data in the last file are corruption, not a tail', async () => {
+test('zero bytes followed by data in the last file: the garbage is not a chunk, and the chunks before it are kept', async () => {
   const dir = await written();
   const last = `${dir}/${readdirSync(dir).sort().at(-1)}`;
   appendFileSync(last, Buffer.concat([Buffer.alloc(10), Buffer.from([1, 2, 3])]));
-  assert.throws(() => open(dir), ChunkFileCorruptionError);
+  const { cs, seen } = open(dir);
+  assert.equal(seen.length, 12);
+  await cs.close();
+});
+
+test('a file whose header is damaged is skipped and reported; the other files are read', async () => {
+  const dir = await written();
+  const first = `${dir}/${readdirSync(dir).sort()[0]}`;
+  const bytes = readFileSync(first);
+  bytes[0] = bytes[0]! ^ 0xff;
+  writeFileSync(first, bytes);
+  const { cs, seen } = open(dir);
+  assert.ok(seen.length > 0 && seen.length < 12);
+  assert.deepEqual(cs.damaged.map((d) => [d.file, d.offset, d.reason]), [[first, 0, 'bad magic number']]);
+  await cs.close();
 });

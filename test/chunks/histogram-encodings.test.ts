@@ -31,7 +31,7 @@ test('encodings 1, 2 and 3 are written, found on open and read back with their c
   }
 });
 
-test('an unknown encoding is still corruption (not in the last file) or a torn tail (in it)', async () => {
+test('an unknown encoding is damage, skipped and reported (not in the last file), or a torn tail (in it)', async () => {
   const dir = `${tmp.dir}/b`;
   // Two files: every open starts a new one.
   for (const id of [1, 2]) {
@@ -56,6 +56,8 @@ test('an unknown encoding is still corruption (not in the last file) or a torn t
   assert.deepEqual(seen, [1]);
   assert.match(warnings.join('\n'), /torn chunk segment tail \(unknown encoding 4\)/);
   setEncoding(first!, 4);
-  assert.throws(() => ChunkSegments.open({ dir, segmentBytes: 4096 }, () => {}),
-    (err: unknown) => err instanceof ChunkFileCorruptionError && /unknown encoding 4/.test(err.message));
+  const again = ChunkSegments.open({ dir, segmentBytes: 4096 }, () => {});
+  assert.match(again.damaged[0]?.reason ?? '', /unknown encoding 4/);
+  assert.equal(again.damaged[0]?.file, first);
+  await again.close();
 });
