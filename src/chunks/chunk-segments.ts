@@ -439,3 +439,58 @@ function grow(seg: Segment, bytes: number): void {
   seg.stage.copy(next, 0, 0, seg.staged);
   seg.stage = next;
 }
+
+/** What checkChunkDir() found. */
+export interface ChunkDirCheck {
+  files: number;
+  chunks: number;
+  damaged: ChunkFileDamage[];
+  /** A torn tail of the last file (an open cuts it off): not damage. */
+  tornTail?: { file: string; offset: number; bytes: number };
+}
+
+/**
+ * Reads the head chunk files of `dir` as an open would, changing nothing:
+ * each entry's header and CRC checked, damage listed as the open would
+ * skip it. For `strata tsdb check`.
+ */
+export function checkChunkDir(dir: string): ChunkDirCheck {
+  const out: ChunkDirCheck = { files: 0, chunks: 0, damaged: [] };
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((f) => /^\d{6,}$/.test(f)).sort((a, b) => Number(a) - Number(b));
+  } catch {
+    return out;
+  }
+  const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
+  names.forEach((name, i) => {
+    const file = join(dir, name);
+    const last = i === names.length - 1;
+    const map = fs.readFileSync(file);
+    out.files++;
+    if (map.length < FILE_HEADER || map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC || map[4] !== CHUNK_SEGMENT_VERSION) {
+      if (last && map.length < FILE_HEADER) out.tornTail = { file, offset: 0, bytes: map.length };
+      else out.damaged.push({ file, offset: 0, bytes: map.length, reason: map.length < FILE_HEADER ? 'shorter than the header' : 'bad file header' });
+      return;
+    }
+    let at = FILE_HEADER;
+    while (at < map.length) {
+      const bad = entryProblem(map, at, map.length, h);
+      if (bad === undefined) {
+        out.chunks++;
+        at = h.dataAt + h.dataLen + CRC_BYTES;
+        continue;
+      }
+      if (bad === ZERO_TAIL) break;
+      const next = nextEntryAfter(map, at, map.length);
+      if (last && next === undefined) {
+        out.tornTail = { file, offset: at, bytes: map.length - at };
+        break;
+      }
+      out.damaged.push({ file, offset: at, bytes: (next ?? map.length) - at, reason: bad });
+      if (next === undefined) break;
+      at = next;
+    }
+  });
+  return out;
+}

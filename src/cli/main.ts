@@ -3,6 +3,7 @@ import { parseServeArgs, serveHelp } from './serve-options.js';
 import { serve } from './serve.js';
 import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
 import { sidecar } from './sidecar.js';
+import { tsdbCheck } from './tsdb-check.js';
 import { EXIT_USAGE, UsageError } from '../config/usage-error.js';
 import { ListenError, TlsFileError } from '../http/index.js';
 
@@ -17,6 +18,7 @@ Usage:
   strata serve [flags]   run the server (strata serve --help lists its flags)
   strata sidecar [flags] run beside a Prometheus, as Thanos' sidecar (strata sidecar --help)
   strata bench MODE      load-test a remote-write receiver or a Store API (strata bench --help)
+  strata tsdb check DIR  report what is damaged in a data directory, changing nothing (strata tsdb check --help)
   strata --version       print the version
   strata --help          print this help`;
 
@@ -58,6 +60,11 @@ export async function run(args: string[]): Promise<number> {
         return 0;
       }
       return await sidecar(config);
+    }
+    if (command === 'tsdb') {
+      const [sub, ...args] = rest;
+      if (sub === 'check') return await tsdbCheck(args);
+      throw new UsageError(sub === undefined ? 'tsdb takes a subcommand: check' : `unknown tsdb subcommand '${sub}' (strata tsdb check --help)`);
     }
     if (command === 'bench') {
       // Loaded only when asked for: the load tester is not part of the server's start.

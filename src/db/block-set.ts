@@ -1,6 +1,7 @@
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { syncDir } from '../files/durable.js';
 import { BlockReader, listBlockDirs } from '../blocks/block-reader.js';
 import { TMP_FOR_DELETION_SUFFIX, removeTmpBlockDirs } from '../blocks/block-writer.js';
 import type { BlockMeta } from '../blocks/types.js';
@@ -24,13 +25,24 @@ export class BlockSet {
   /**
    * Opens every block of `dir` (creating it). Leftovers of interrupted
    * writes and deletions go; so does a block whose data a later compaction
-   * already holds (it names the block among its parents).
+   * already holds (it names the block among its parents). A block that
+   * cannot be opened (meta.json missing or invalid, index or chunk files
+   * unreadable, an empty directory) is moved aside into `quarantineDir`,
+   * logged, and everything else is served.
    */
-  static async open(dir: string, log: DbLog): Promise<BlockSet> {
+  static async open(dir: string, log: DbLog, quarantineDir: string): Promise<BlockSet> {
     mkdirSync(dir, { recursive: true });
     const set = new BlockSet(dir);
     for (const name of await removeTmpBlockDirs(dir)) log.warn({ dir: name }, 'removed an unfinished block directory');
-    const opened = listBlockDirs(dir).map((path) => BlockReader.open(path));
+    const opened: BlockReader[] = [];
+    for (const path of listBlockDirs(dir)) {
+      try {
+        opened.push(BlockReader.open(path));
+      } catch (err) {
+        const to = await quarantine(path, quarantineDir);
+        log.warn({ block: basename(path), reason: (err as Error).message, movedTo: to }, 'a block that cannot be opened was moved to quarantine; the other blocks are served');
+      }
+    }
     const parents = new Set<string>();
     for (const b of opened) for (const p of b.meta.compaction.parents ?? []) parents.add(p.ulid);
     for (const b of opened) {
@@ -119,5 +131,29 @@ export class BlockSet {
 
   private sort(): void {
     this.list.sort((a, b) => a.minTime - b.minTime || (a.block.ulid < b.block.ulid ? -1 : 1));
+  }
+}
+
+/**
+ * Moves the block directory at `path` into `quarantineDir` as
+ * `<ULID>-<unix ms>` (a second damaged copy of one block never collides),
+ * durably: one rename, then both directories fsynced. Outside blocks/, so
+ * that neither the shipper nor Thanos' tools ever read it. Returns where it went.
+ */
+async function quarantine(path: string, quarantineDir: string): Promise<string> {
+  mkdirSync(quarantineDir, { recursive: true });
+  const to = join(quarantineDir, `${basename(path)}-${Date.now()}`);
+  renameSync(path, to);
+  await syncDir(quarantineDir);
+  await syncDir(join(path, '..'));
+  return to;
+}
+
+/** What is in quarantine: one entry per block moved there. */
+export function quarantinedBlocks(quarantineDir: string): string[] {
+  try {
+    return readdirSync(quarantineDir).sort();
+  } catch {
+    return [];
   }
 }

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { Head } from '../head/head.js';
 import type { HeadAppendStats } from '../head/head.js';
@@ -7,7 +8,7 @@ import { storeUnavailable } from '../errors/errors.js';
 import { PostingsIndex } from '../index/postings-index.js';
 import { Querier } from '../query/querier.js';
 import type { Wal } from '../wal/index.js';
-import type { BlockSet } from './block-set.js';
+import { quarantinedBlocks, type BlockSet } from './block-set.js';
 import { compactBlocks } from './block-compaction.js';
 import { lockDataDir } from '../files/dir-lock.js';
 import { writeHeadBlocks } from './head-block.js';
@@ -15,7 +16,7 @@ import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chun
 import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
 import { blocksPastRetention, type RetentionPlan } from './retention.js';
-import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, silentLog } from './options.js';
+import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, QUARANTINE_DIR, silentLog } from './options.js';
 
 /** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
 const RETRY_AFTER_FAILURE_MS = 10_000;
@@ -724,6 +725,11 @@ export class Db {
   /** Damaged stretches of the WAL that the replay at open skipped (their records are lost, no others). */
   get walDamage(): number {
     return this.wal.damaged.length;
+  }
+
+  /** Blocks moved to DATA/quarantine because they could not be opened (this start's and earlier ones'). */
+  get quarantinedBlocks(): number {
+    return quarantinedBlocks(join(this.opts.dataDir, QUARANTINE_DIR)).length;
   }
 
   /** Damaged stretches of the head chunk files that the open skipped (their chunks are lost, no others). */

@@ -85,4 +85,7 @@ export const DEFAULT_CHUNK_RANGE_MS = 2 * 3_600_000;
  */
 export const DEFAULT_RESERVE_BYTES = 8 * 1024 * 1024;
 
+/** DATA/quarantine: blocks that could not be opened, moved aside (block-set.ts). */
+export const QUARANTINE_DIR = 'quarantine';
+
 export const silentLog: DbLog = { info() {}, warn() {}, error() {} };

@@ -8,6 +8,7 @@ import { Wal } from '../wal/index.js';
 import { BlockSet } from './block-set.js';
 import { OooReplay } from '../head/ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
+import { QUARANTINE_DIR } from './options.js';
 import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
@@ -57,7 +58,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const dir = opts.dataDir;
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
-  const blocks = await BlockSet.open(join(dir, 'blocks'), log);
+  const blocks = await BlockSet.open(join(dir, 'blocks'), log, join(dir, QUARANTINE_DIR));
   const floor = blocks.end;
   const pending = new Map<number, number[]>();
   let inBlocks = 0;

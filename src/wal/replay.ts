@@ -128,7 +128,7 @@ async function replayCheckpoint(reader: FileReader, path: string, n: number, sin
  * Returns the segment's size afterwards, undefined if it was removed.
  */
 async function replaySegment(
-  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink, damaged: WalDamage[],
+  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink, damaged: WalDamage[], readOnly = false,
 ): Promise<number | undefined> {
   const buf = await reader.read(path);
   const problem = buf.byteLength < FILE_HEADER_BYTES
@@ -138,6 +138,10 @@ async function replaySegment(
     // Cut short, or all zeros: a crash right after the segment was created,
     // before it held a record. Anything else in a bad header is damage.
     if (last && (buf.byteLength < FILE_HEADER_BYTES || isZero(buf, 0, buf.byteLength))) {
+      if (readOnly) {
+        log.warn({ file: path, bytes: buf.byteLength }, 'the last WAL segment\'s header is torn (an open removes it)');
+        return undefined;
+      }
       await rm(path);
       log.warn({ file: path, offset: 0, bytesDropped: buf.byteLength, reason: problem }, 'removed the last WAL segment: its header is torn');
       return undefined;
@@ -152,6 +156,10 @@ async function replaySegment(
   }
   const tornAt = replayRecords(buf, path, (type, payload) => sink(type, payload, n), damaged, log, last);
   if (tornAt === undefined) return buf.byteLength;
+  if (readOnly) {
+    log.warn({ file: path, offset: tornAt, bytes: buf.byteLength - tornAt }, 'the last WAL segment has a torn tail (an open cuts it off)');
+    return tornAt;
+  }
   await truncateDurably(path, tornAt);
   log.warn({ file: path, offset: tornAt, bytesDropped: buf.byteLength - tornAt }, 'truncated the torn tail of the last WAL segment');
   return tornAt;
@@ -160,10 +168,13 @@ async function replaySegment(
 /**
  * Replays the WAL in `dir` (created if missing) into `sink`: the newest
  * checkpoint's records, then every later segment's, each file in order.
- * Throws WalCorruptionError on damage a torn write cannot explain.
+ * Damage a torn write cannot explain is skipped and listed (`damaged`).
+ * With `readOnly` nothing is changed (no torn tail cut, no leftover removed):
+ * what `strata tsdb check` reads.
  */
-export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink): Promise<ReplayResult> {
-  await mkdir(dir, { recursive: true });
+export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink, opts: { readOnly?: boolean } = {}): Promise<ReplayResult> {
+  const readOnly = opts.readOnly === true;
+  if (!readOnly) await mkdir(dir, { recursive: true });
   const listing = await listWalDir(dir);
   if (listing.others.length > 0) log.warn({ dir, files: listing.others }, 'unexpected files in the WAL directory, left alone');
 
@@ -197,11 +208,11 @@ export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink): 
   const segments: WalFileSize[] = [];
   let next = ckpt ?? 0;
   for (const [i, n] of live.entries()) {
-    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged);
+    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged, readOnly);
     if (bytes === undefined) break; // the last segment, removed: its number is free again
     segments.push({ n, bytes });
     next = n + 1;
   }
-  for (const [name, msg] of leftovers) await removeFile(join(dir, name), log, msg);
+  if (!readOnly) for (const [name, msg] of leftovers) await removeFile(join(dir, name), log, msg);
   return { damaged, checkpoint, segments, next };
 }
