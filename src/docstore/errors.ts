@@ -32,6 +32,8 @@ export class InvalidWriteError extends Error {
 /** The store cannot take writes: it is closed, or a write or fsync failed. */
 export class RecordStoreStateError extends Error {
   override readonly name = 'RecordStoreStateError';
+  /** 503 / Unavailable in the one status table (src/errors/status.ts): reads go on, writes cannot. */
+  readonly kind = 'unavailable';
 }
 
 export function corrupt(file: string, offset: number, detail: string): RecordsCorruptError {
