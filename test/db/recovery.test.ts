@@ -96,10 +96,11 @@ test('a torn tail of the last WAL segment is truncated with a log line', async (
   await db.close();
 });
 
-test('a checksum failure in a WAL segment that is not the last stops start-up, naming file and offset', async () => {
+test('a checksum failure in a WAL segment that is not the last is skipped: start-up goes on and loses at most that record', async () => {
   const dir = `${tmp.dir}/${n++}`;
-  const db = await openSmallDb(dir, { walSegmentsKept: 100 });
+  let db = await openSmallDb(dir, { walSegmentsKept: 100 });
   fill(db, 60);
+  const before = decodeSelected(db.querier().select(all, -Infinity, Infinity));
   await db.close({ flush: false }); // as after a crash: the WAL still holds the data
   const segs = walSegments(dir);
   assert.ok(segs.length > 2);
@@ -108,11 +109,14 @@ test('a checksum failure in a WAL segment that is not the last stops start-up, n
   const at = Math.floor(statSync(victim).size / 2);
   bytes[at] = bytes[at]! ^ 0x40;
   writeFileSync(victim, bytes);
-  await assert.rejects(openSmallDb(dir, { walSegmentsKept: 100 }), (err: Error) => {
-    assert.match(err.message, new RegExp(segs[0]!));
-    assert.match(err.message, /offset|byte/);
-    return true;
-  });
+  db = await openSmallDb(dir, { walSegmentsKept: 100 });
+  assert.equal(db.walDamage, 1);
+  const after = decodeSelected(db.querier().select(all, -Infinity, Infinity));
+  assert.deepEqual(after.map((s) => s.labels), before.map((s) => s.labels));
+  const count = (xs: typeof before): number => xs.reduce((sum, s) => sum + s.t.length, 0);
+  // One batch's record is 20 series x 10 samples; what the chunk files hold of it is not lost.
+  assert.ok(count(after) >= count(before) - 200 && count(after) <= count(before), `${count(after)} of ${count(before)}`);
+  await db.close();
 });
 
 test('a torn tail of the last chunk segment is recovered from the WAL', async () => {
