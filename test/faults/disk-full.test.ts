@@ -96,7 +96,7 @@ describe('a full disk', { skip }, () => {
     if (typeof mounted !== 'string') mounted.unmount();
   });
 
-  it('refuses writes with 503 once full, keeps every acknowledged sample readable, and says so in /-/ready and /metrics', async () => {
+  it('refuses writes with 503 once full, keeps every acknowledged sample readable, and says so in /-/ready and /metrics', async (t) => {
     for (let k = 0; k < 5; k++) {
       const r = next++;
       assert.equal((await postWrite(server.base, request(r))).status, 204);
@@ -125,7 +125,9 @@ describe('a full disk', { skip }, () => {
     await assertExactly(server.base, acked);
 
     freeFiller(filler);
+    const freed = Date.now();
     await waitReady(server.base, 10_000);
+    t.diagnostic(`writes resumed ${Date.now() - freed} ms after space was freed`);
     assert.equal(await metric(server.base, 'strata_storage_writable'), 1);
     for (let k = 0; k < 3; k++) {
       const w = next++;
