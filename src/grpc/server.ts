@@ -120,8 +120,6 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxRecvBytes,
     'grpc.max_send_message_length': -1,
-    // grpc-js sets SO_REUSEPORT by default: a second server on this address would start and share it.
-    'grpc.so_reuseport': 0,
   });
   const fail = (err: unknown): grpc.ServiceError => {
     const code = grpcStatusOf(err);
