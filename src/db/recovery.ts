@@ -9,6 +9,7 @@ import { BlockSet } from './block-set.js';
 import { OooReplay } from '../head/ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
 import { QUARANTINE_DIR } from './options.js';
+import { checkpointBefore } from './checkpoint.js';
 import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
@@ -62,9 +63,11 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const floor = blocks.end;
   const pending = new Map<number, number[]>();
   let inBlocks = 0;
+  let maxChunkId = 0;
   const chunks = ChunkSegments.open(
     { dir: join(dir, 'chunks_head'), segmentBytes: opts.chunkSegmentBytes, log },
     (id, ref, minT, maxT) => {
+      if (id > maxChunkId) maxChunkId = id;
       if (minT < floor) {
         inBlocks++;
         return;
@@ -126,10 +129,28 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const empty: number[] = [];
   for (const s of head.all()) if (!head.hasData(s)) empty.push(s.id);
   head.drop(Uint32Array.from(empty));
+  // Chunk files may hold chunks under ids no series has now (retention, or
+  // a series record lost to WAL damage): a new series must not take such an
+  // id, or a later start would hand it those chunks.
+  head.reserveIds(maxChunkId + 1);
   if (Number.isFinite(floor)) chunks.deleteEndingBefore(floor);
+  let walFirstSegment = Number.isFinite(firstSegment) ? firstSegment : wal.segment;
+  if (wal.damaged.length > 0) {
+    // Past WAL damage, a record may name a series whose record was lost.
+    // Checkpoint the whole head past every segment read, as a clean stop
+    // does: the next start reads neither the damage nor such records again.
+    const target = wal.roll();
+    try {
+      await checkpointBefore(head, chunks, wal, target, true, exemplars);
+      walFirstSegment = target;
+      log.warn({ checkpoint: target, damaged: wal.damaged.length }, 'WAL checkpointed past its damage');
+    } catch (err) {
+      log.error({ err }, 'the WAL could not be checkpointed past its damage; the next start skips it again');
+    }
+  }
   log.info({
     series: head.seriesCount, blocks: blocks.size, walRecords: records, exemplars: replayedExemplars, orphanSeriesChunks: orphans,
     chunksInBlocks: inBlocks, oooSamples: head.ooo.samples, ms: Date.now() - started,
   }, 'storage recovered');
-  return { blocks, chunks, wal, walFirstSegment: Number.isFinite(firstSegment) ? firstSegment : wal.segment, floor };
+  return { blocks, chunks, wal, walFirstSegment, floor };
 }
