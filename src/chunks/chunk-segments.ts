@@ -5,7 +5,6 @@ import { syncFd } from '../files/durable.js';
 import { mapFile, releasePages } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import { ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
-import { chunkFileCorrupt } from './errors.js';
 import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
 import type { EntryHeader } from './entry.js';
 
@@ -338,7 +337,7 @@ export class ChunkSegments {
       return;
     }
     const map = mapFile(fd, fileSize);
-    const headerProblem = map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC ? 'bad magic number' : map[4] !== CHUNK_SEGMENT_VERSION ? `unknown version ${map[4]}` : undefined;
+    const headerProblem = fileHeaderProblem(map);
     if (headerProblem !== undefined) {
       // Not a file of ours, or of another version: its chunks cannot be trusted. Left as it is, unread.
       fs.closeSync(fd);
@@ -346,36 +345,18 @@ export class ChunkSegments {
       return;
     }
     const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, stage: NO_BYTES, staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0 };
-    const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
-    let at = FILE_HEADER;
-    let end = fileSize;
-    while (at < fileSize) {
-      const bad = entryProblem(map, at, fileSize, h);
-      if (bad === undefined) {
-        if (h.minT < seg.minT) seg.minT = h.minT;
-        if (h.maxT > seg.maxT) seg.maxT = h.maxT;
-        seg.chunks++;
-        visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
-        at = h.dataAt + h.dataLen + CRC_BYTES;
-        continue;
-      }
-      if (bad === ZERO_TAIL) {
-        end = at;
-        break;
-      }
-      const next = nextEntryAfter(map, at, fileSize);
-      // A torn tail only in the last file, with no whole entry after it.
-      if (last && next === undefined) {
-        this.opts.log?.warn({ file: path, offset: at, dropped: fileSize - at }, `truncated a torn chunk segment tail (${bad})`);
-        end = at;
-        break;
-      }
-      this.damage({ file: path, offset: at, bytes: (next ?? fileSize) - at, reason: bad }, next === undefined
-        ? 'skipped a damaged head chunk and the rest of its file: no whole chunk follows'
-        : 'skipped a damaged stretch of a head chunk file; reading goes on at the next whole chunk');
-      if (next === undefined) break;
-      at = next;
+    const { end, damaged, torn } = scanEntries(map, fileSize, path, last, (at, h) => {
+      if (h.minT < seg.minT) seg.minT = h.minT;
+      if (h.maxT > seg.maxT) seg.maxT = h.maxT;
+      seg.chunks++;
+      visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
+    });
+    for (const d of damaged) {
+      this.damage(d, d.offset + d.bytes < fileSize
+        ? 'skipped a damaged stretch of a head chunk file; reading goes on at the next whole chunk'
+        : 'skipped a damaged head chunk and the rest of its file: no whole chunk follows');
     }
+    if (torn !== undefined) this.opts.log?.warn({ file: path, offset: end, dropped: fileSize - end }, `truncated a torn chunk segment tail (${torn})`);
     seg.size = end;
     if (fileSize > end) fs.ftruncateSync(fd, end);
     this.segments.set(seq, seg);
@@ -396,6 +377,51 @@ export interface ChunkFileDamage {
 }
 
 const ZERO_TAIL = 'zero tail';
+
+/** What is wrong with a head chunk file's header, if anything. */
+function fileHeaderProblem(map: Buffer): string | undefined {
+  if (map.length < FILE_HEADER) return `${map.length} bytes, shorter than the header`;
+  if (map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC) return 'bad magic number';
+  if (map[4] !== CHUNK_SEGMENT_VERSION) return `unknown version ${map[4]}`;
+  return undefined;
+}
+
+/** What scanEntries() found past the whole entries. */
+interface EntryScan {
+  /** Where the file's data ends (a zero tail or a torn tail starts), else its size. */
+  end: number;
+  damaged: ChunkFileDamage[];
+  /** Why the tail of the last file is torn, when it is. */
+  torn?: string;
+}
+
+/**
+ * Walks the entries of `map[FILE_HEADER, fileSize)`, calling `onEntry` for
+ * each whole one (`h` holds it during the call). Damage is skipped to the
+ * next whole entry; a failed entry with none after it ends the last file
+ * as a torn tail. The one reading of a head chunk file: an open's and
+ * `strata tsdb check`'s.
+ */
+function scanEntries(map: Buffer, fileSize: number, file: string, last: boolean, onEntry: (at: number, h: EntryHeader) => void): EntryScan {
+  const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
+  const damaged: ChunkFileDamage[] = [];
+  let at = FILE_HEADER;
+  while (at < fileSize) {
+    const bad = entryProblem(map, at, fileSize, h);
+    if (bad === undefined) {
+      onEntry(at, h);
+      at = h.dataAt + h.dataLen + CRC_BYTES;
+      continue;
+    }
+    if (bad === ZERO_TAIL) return { end: at, damaged };
+    const next = nextEntryAfter(map, at, fileSize);
+    if (last && next === undefined) return { end: at, damaged, torn: bad };
+    damaged.push({ file, offset: at, bytes: (next ?? fileSize) - at, reason: bad });
+    if (next === undefined) break;
+    at = next;
+  }
+  return { end: fileSize, damaged };
+}
 
 /**
  * What is wrong with the entry at `at` (undefined: nothing, and `h` holds
@@ -462,35 +488,22 @@ export function checkChunkDir(dir: string): ChunkDirCheck {
   } catch {
     return out;
   }
-  const h: EntryHeader = { id: 0, minT: 0, maxT: 0, encoding: 0, dataAt: 0, dataLen: 0 };
   names.forEach((name, i) => {
     const file = join(dir, name);
     const last = i === names.length - 1;
     const map = fs.readFileSync(file);
     out.files++;
-    if (map.length < FILE_HEADER || map.readUInt32BE(0) !== CHUNK_SEGMENT_MAGIC || map[4] !== CHUNK_SEGMENT_VERSION) {
+    const headerProblem = fileHeaderProblem(map);
+    if (headerProblem !== undefined) {
       if (last && map.length < FILE_HEADER) out.tornTail = { file, offset: 0, bytes: map.length };
-      else out.damaged.push({ file, offset: 0, bytes: map.length, reason: map.length < FILE_HEADER ? 'shorter than the header' : 'bad file header' });
+      else out.damaged.push({ file, offset: 0, bytes: map.length, reason: headerProblem });
       return;
     }
-    let at = FILE_HEADER;
-    while (at < map.length) {
-      const bad = entryProblem(map, at, map.length, h);
-      if (bad === undefined) {
-        out.chunks++;
-        at = h.dataAt + h.dataLen + CRC_BYTES;
-        continue;
-      }
-      if (bad === ZERO_TAIL) break;
-      const next = nextEntryAfter(map, at, map.length);
-      if (last && next === undefined) {
-        out.tornTail = { file, offset: at, bytes: map.length - at };
-        break;
-      }
-      out.damaged.push({ file, offset: at, bytes: (next ?? map.length) - at, reason: bad });
-      if (next === undefined) break;
-      at = next;
-    }
+    const scan = scanEntries(map, map.length, file, last, () => {
+      out.chunks++;
+    });
+    out.damaged.push(...scan.damaged);
+    if (scan.torn !== undefined) out.tornTail = { file, offset: scan.end, bytes: map.length - scan.end };
   });
   return out;
 }

@@ -4,11 +4,10 @@ import { serve } from './serve.js';
 import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
 import { sidecar } from './sidecar.js';
 import { tsdbCheck } from './tsdb-check.js';
+import { EXIT_STARTUP } from './startup-failure.js';
 import { EXIT_USAGE, UsageError } from '../config/usage-error.js';
 import { ListenError, TlsFileError } from '../http/index.js';
 
-/** Exit status when start-up fails on something the operator must fix. */
-const EXIT_STARTUP = 1;
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

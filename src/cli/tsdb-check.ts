@@ -42,7 +42,7 @@ function describe(r: DataDirCheck): string {
   const w = r.wal;
   lines.push(`WAL: ${w.segments} segments${w.checkpoint === undefined ? '' : ` after checkpoint ${w.checkpoint}`}, ${w.records} records readable`);
   for (const d of w.damaged) lines.push(`  DAMAGED ${d.file} at byte ${d.offset} (${d.bytes} bytes skipped at start): ${d.reason}`);
-  for (const x of w.repairs) lines.push(`  repaired at start: ${x}`);
+  if (w.torn !== undefined) lines.push(`  repaired at start: torn tail of ${w.torn.file} at byte ${w.torn.offset} (${w.torn.bytes} bytes cut)`);
   const c = r.headChunks;
   lines.push(`head chunk files: ${c.files} files, ${c.chunks} chunks readable`);
   for (const d of c.damaged) lines.push(`  DAMAGED ${d.file} at byte ${d.offset} (${d.bytes} bytes skipped at start): ${d.reason}`);

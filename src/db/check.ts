@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BlockReader, isUlid } from '../blocks/block-reader.js';
 import { TMP_FOR_CREATION_SUFFIX, TMP_FOR_DELETION_SUFFIX } from '../blocks/block-writer.js';
 import { checkChunkDir, type ChunkDirCheck } from '../chunks/chunk-segments.js';
-import { replayWalDir, type WalDamage } from '../wal/replay.js';
+import { replayWalDir, type WalDamage, type WalTornTail } from '../wal/replay.js';
 import { quarantinedBlocks } from './block-set.js';
 import { QUARANTINE_DIR } from './options.js';
 
@@ -34,7 +34,7 @@ export interface DataDirCheck {
     records: number;
     damaged: WalDamage[];
     /** What an open would repair (a torn tail cut, a torn last segment removed): not damage. */
-    repairs: string[];
+    torn?: WalTornTail;
   };
   headChunks: ChunkDirCheck;
   blocks: BlockCheck[];
@@ -57,22 +57,17 @@ export async function checkDataDir(dataDir: string): Promise<DataDirCheck> {
   return { dataDir, wal, headChunks, blocks, quarantine, strayFiles, damaged };
 }
 
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
 async function checkWal(dir: string): Promise<DataDirCheck['wal']> {
-  const repairs: string[] = [];
-  if (!existsSync(dir)) return { segments: 0, records: 0, damaged: [], repairs };
+  if (!existsSync(dir)) return { segments: 0, records: 0, damaged: [] };
   let records = 0;
-  const log = {
-    info: () => {},
-    warn: (o: object, msg: string) => {
-      if (/torn|unfinished|leftover/.test(msg)) repairs.push(`${msg}: ${JSON.stringify(o)}`);
-    },
-    error: () => {},
-  };
-  const r = await replayWalDir(dir, log, () => {
+  const r = await replayWalDir(dir, quiet, () => {
     records++;
   }, { readOnly: true });
-  const out: DataDirCheck['wal'] = { segments: r.segments.length, records, damaged: r.damaged, repairs };
+  const out: DataDirCheck['wal'] = { segments: r.segments.length, records, damaged: r.damaged };
   if (r.checkpoint !== undefined) out.checkpoint = r.checkpoint.n;
+  if (r.torn !== undefined) out.torn = r.torn;
   return out;
 }
 

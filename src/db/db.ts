@@ -17,9 +17,6 @@ import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
 import { blocksPastRetention, type RetentionPlan } from './retention.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, QUARANTINE_DIR, silentLog } from './options.js';
-
-/** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
-const RETRY_AFTER_FAILURE_MS = 10_000;
 import type { DbLog, DbOptions } from './options.js';
 import { ReadTracker } from './read-tracker.js';
 import { appendOutOfOrder } from '../head/ooo-append.js';
@@ -35,6 +32,9 @@ import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
 import { DiskReserve } from '../files/disk-reserve.js';
 import { WriteHealth, type WriteErrorCount } from './write-health.js';
+
+/** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;

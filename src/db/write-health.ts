@@ -88,39 +88,37 @@ export class WriteHealth {
       this.held.push({ type, payload: payload.slice() });
       return;
     }
-    try {
-      this.wal().append(type, payload);
-      return;
-    } catch (err) {
-      this.count('wal', err);
-      if (isNoSpace(err) && this.reserve.release()) {
-        this.refuse(`disk full: the WAL could not be written (${describe(err)}); writes resume once space is freed`);
-        try {
-          this.wal().append(type, payload);
-          return;
-        } catch (again) {
-          this.count('wal', again);
-        }
-      }
-      this.held.push({ type, payload: payload.slice() });
-      this.refuse(`WAL write failed (${describe(err)}); writes resume once the disk takes them again`);
-    }
+    const err = this.writeWithReserve('wal', 'the WAL', () => this.wal().append(type, payload));
+    if (err === undefined) return;
+    this.held.push({ type, payload: payload.slice() });
+    this.refuse(`WAL write failed (${describe(err)}); writes resume once the disk takes them again`);
   }
 
   /** Writes the staged full head chunks; a failure leaves them staged and stops writes until they are written. */
   flushChunks(): void {
+    const err = this.writeWithReserve('chunks', 'head chunk files', () => this.chunks().flush());
+    if (err !== undefined) this.refuse(`${isNoSpace(err) ? 'disk full: ' : ''}head chunk files could not be written (${describe(err)}); writes resume once the disk takes them again`);
+  }
+
+  /**
+   * Runs `write`; when it finds the disk full, gives up the reserve (writes
+   * stop from then on) and runs it once more. Returns the error left, if any.
+   */
+  private writeWithReserve(site: WriteSite, what: string, write: () => void): unknown {
     try {
-      this.chunks().flush();
+      write();
+      return undefined;
     } catch (err) {
-      this.count('chunks', err);
-      if (isNoSpace(err) && this.reserve.release()) {
-        try {
-          this.chunks().flush();
-        } catch (again) {
-          this.count('chunks', again);
-        }
+      this.count(site, err);
+      if (!isNoSpace(err) || !this.reserve.release()) return err;
+      this.refuse(`disk full: ${what} could not be written (${describe(err)}); writes resume once space is freed`);
+      try {
+        write();
+        return undefined;
+      } catch (again) {
+        this.count(site, again);
+        return again;
       }
-      this.refuse(`${isNoSpace(err) ? 'disk full: ' : ''}head chunk files could not be written (${describe(err)}); writes resume once the disk takes them again`);
     }
   }
 

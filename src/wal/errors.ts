@@ -37,9 +37,9 @@ export function corruption(file: string, offset: number, reason: string): WalCor
   return new WalCorruptionError(file, offset, reason);
 }
 
-export function missingSegments(file: string, from: number, to: number): WalCorruptionError {
-  const which = from === to ? `segment ${from} is` : `segments ${from}..${to} are`;
-  return new WalCorruptionError(file, 0, `${which} missing before this file`);
+/** Why replay found a gap in the segments' numbers (reported as damage, not thrown). */
+export function missingSegmentsReason(from: number, to: number): string {
+  return `${from === to ? `segment ${from} is` : `segments ${from}..${to} are`} missing before this file`;
 }
 
 /** A write that kept returning 0 bytes: the loop that resumes short writes must not spin. */

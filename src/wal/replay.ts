@@ -6,7 +6,7 @@
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isZero } from '../encoding/bytes.js';
-import { corruption, missingSegments } from './errors.js';
+import { corruption, missingSegmentsReason } from './errors.js';
 import { listWalDir } from './dir.js';
 import { FILE_HEADER_BYTES, KIND_CHECKPOINT, KIND_SEGMENT, checkpointName, segmentName } from './format.js';
 import { fileHeaderProblem } from './frame.js';
@@ -34,9 +34,18 @@ export interface WalDamage {
   reason: string;
 }
 
+/** The torn tail of the last segment (a crash mid-write): cut off, or the whole segment removed when its header is torn (offset 0). */
+export interface WalTornTail {
+  file: string;
+  offset: number;
+  bytes: number;
+}
+
 export interface ReplayResult {
   /** What was damaged and skipped: the records in it are lost, every other record was replayed. */
   damaged: WalDamage[];
+  /** The torn tail repaired (with readOnly: found, left as it is). */
+  torn: WalTornTail | undefined;
   /** The checkpoint replayed, if any. */
   checkpoint: WalFileSize | undefined;
   /** The segments kept, ascending and without gaps. */
@@ -128,7 +137,7 @@ async function replayCheckpoint(reader: FileReader, path: string, n: number, sin
  * Returns the segment's size afterwards, undefined if it was removed.
  */
 async function replaySegment(
-  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink, damaged: WalDamage[], readOnly = false,
+  reader: FileReader, path: string, n: number, last: boolean, log: WalLog, sink: ReplaySink, damaged: WalDamage[], torn: WalTornTail[], readOnly: boolean,
 ): Promise<number | undefined> {
   const buf = await reader.read(path);
   const problem = buf.byteLength < FILE_HEADER_BYTES
@@ -138,10 +147,8 @@ async function replaySegment(
     // Cut short, or all zeros: a crash right after the segment was created,
     // before it held a record. Anything else in a bad header is damage.
     if (last && (buf.byteLength < FILE_HEADER_BYTES || isZero(buf, 0, buf.byteLength))) {
-      if (readOnly) {
-        log.warn({ file: path, bytes: buf.byteLength }, 'the last WAL segment\'s header is torn (an open removes it)');
-        return undefined;
-      }
+      torn.push({ file: path, offset: 0, bytes: buf.byteLength });
+      if (readOnly) return undefined;
       await rm(path);
       log.warn({ file: path, offset: 0, bytesDropped: buf.byteLength, reason: problem }, 'removed the last WAL segment: its header is torn');
       return undefined;
@@ -156,10 +163,8 @@ async function replaySegment(
   }
   const tornAt = replayRecords(buf, path, (type, payload) => sink(type, payload, n), damaged, log, last);
   if (tornAt === undefined) return buf.byteLength;
-  if (readOnly) {
-    log.warn({ file: path, offset: tornAt, bytes: buf.byteLength - tornAt }, 'the last WAL segment has a torn tail (an open cuts it off)');
-    return tornAt;
-  }
+  torn.push({ file: path, offset: tornAt, bytes: buf.byteLength - tornAt });
+  if (readOnly) return tornAt;
   await truncateDurably(path, tornAt);
   log.warn({ file: path, offset: tornAt, bytesDropped: buf.byteLength - tornAt }, 'truncated the torn tail of the last WAL segment');
   return tornAt;
@@ -190,13 +195,14 @@ export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink, o
   }
 
   const damaged: WalDamage[] = [];
+  const torn: WalTornTail[] = [];
   let expected = ckpt ?? 0;
   for (const n of live) {
     if (n !== expected) {
       // Records of missing segments are lost; those of the others are not.
-      const gap = missingSegments(join(dir, segmentName(n)), expected, n - 1);
-      damaged.push({ file: join(dir, segmentName(expected)), offset: 0, bytes: 0, reason: gap.message });
-      log.warn({ dir, from: expected, to: n - 1 }, `WAL segments are missing; replay goes on without them: ${gap.message}`);
+      const reason = missingSegmentsReason(expected, n - 1);
+      damaged.push({ file: join(dir, segmentName(expected)), offset: 0, bytes: 0, reason });
+      log.warn({ dir, from: expected, to: n - 1 }, `WAL segments are missing; replay goes on without them: ${reason}`);
     }
     expected = n + 1;
   }
@@ -208,11 +214,11 @@ export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink, o
   const segments: WalFileSize[] = [];
   let next = ckpt ?? 0;
   for (const [i, n] of live.entries()) {
-    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged, readOnly);
+    const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged, torn, readOnly);
     if (bytes === undefined) break; // the last segment, removed: its number is free again
     segments.push({ n, bytes });
     next = n + 1;
   }
   if (!readOnly) for (const [name, msg] of leftovers) await removeFile(join(dir, name), log, msg);
-  return { damaged, checkpoint, segments, next };
+  return { damaged, torn: torn[0], checkpoint, segments, next };
 }

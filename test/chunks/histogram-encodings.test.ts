@@ -4,7 +4,6 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { ChunkSegments } from '../../src/chunks/chunk-segments.js';
-import { ChunkFileCorruptionError } from '../../src/chunks/errors.js';
 import { tempDir } from '../support/db.js';
 
 const tmp = tempDir('strata-chunk-encodings-');

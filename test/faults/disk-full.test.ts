@@ -88,6 +88,16 @@ describe('a full disk', { skip }, () => {
     assert.fail(`no write refused in ${max} requests`);
   }
 
+  /** Frees the filler: writes resume without a restart, and the one written then reads back with the rest. */
+  async function resumesOnceFreed(filler: string): Promise<void> {
+    freeFiller(filler);
+    await waitReady(server.base, 10_000);
+    const w = next++;
+    assert.equal((await postWrite(server.base, request(w))).status, 204);
+    acked.push(w);
+    await assertExactly(server.base, acked);
+  }
+
   before(async () => {
     server = await serve({ dataDir, args: ['--disk-reserve', '2MiB', '--wal-fsync-interval', '0s'] });
   });
@@ -167,12 +177,7 @@ describe('a full disk', { skip }, () => {
     await assertExactly(server.base, acked);
     assert.equal((await ready(server.base)).status, 503);
     assert.equal((await postWrite(server.base, request(next++))).status, 503);
-    freeFiller(filler);
-    await waitReady(server.base, 10_000);
-    const w = next++;
-    assert.equal((await postWrite(server.base, request(w))).status, 204);
-    acked.push(w);
-    await assertExactly(server.base, acked);
+    await resumesOnceFreed(filler);
   });
 
   it('after kill -9 while full, a restart (no SIGBUS) serves every acknowledged sample and resumes writes once space is freed', async () => {
@@ -182,12 +187,7 @@ describe('a full disk', { skip }, () => {
     await new Promise((resolve) => server.child.once('exit', resolve));
     server = await serve({ dataDir, args: ['--disk-reserve', '2MiB'] });
     await assertExactly(server.base, acked);
-    freeFiller(filler);
-    await waitReady(server.base, 10_000);
-    const w = next++;
-    assert.equal((await postWrite(server.base, request(w))).status, 204);
-    acked.push(w);
-    await assertExactly(server.base, acked);
+    await resumesOnceFreed(filler);
     assert.equal(await server.stop(), 0);
   });
 });
