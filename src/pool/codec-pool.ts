@@ -13,6 +13,7 @@ export interface TimeSummary {
 
 /** The pool's state, as CodecPool.stats() answers it (read by src/metrics). */
 export interface PoolStats {
+  /** Worker threads running now (0 while idle). */
   threads: number;
   /** Tasks waiting for a worker. */
   queueSize: number;
@@ -25,9 +26,19 @@ export interface PoolStats {
 }
 
 export interface CodecPoolOptions {
-  /** Worker threads; defaults to the number of cores. */
+  /** Most worker threads; defaults to the number of cores. */
   workers?: number;
+  /** How long a worker with nothing to do stays before it exits (default {@link WORKER_IDLE_MS}; Infinity: never). */
+  idleMs?: number;
 }
+
+/**
+ * Workers start when tasks come and exit after this long without one. An
+ * idle worker holds 14 MiB (its V8 heap, code and WebAssembly instance):
+ * an idle store gives that back, and under load the workers stay. A task
+ * that finds no worker waits for one to start (about 30 ms) once.
+ */
+export const WORKER_IDLE_MS = 30_000;
 
 // The worker module (src/worker/main.ts) runs from the same tree as this
 // file: .ts under tsx, .js once built. Named by URL, not imported: the pool
@@ -52,13 +63,13 @@ export class CodecPool implements TaskRunner {
     exposeCollector();
     this.piscina = new Piscina({
       filename: workerUrl.href,
-      minThreads: workers,
+      minThreads: 0,
       maxThreads: workers,
-      idleTimeout: Number.POSITIVE_INFINITY,
+      idleTimeout: options.idleMs ?? WORKER_IDLE_MS,
     });
   }
 
-  /** Worker threads in the pool. */
+  /** Most worker threads the pool runs. */
   get threads(): number {
     return this.piscina.options.maxThreads;
   }
