@@ -59,7 +59,7 @@ function* exemplarRecords(head: Head, exemplars: ExemplarStore): IterableIterato
   let n = 0;
   const out: Uint8Array[] = [];
   exemplars.forEach((series, e) => {
-    if (head.get(series.id)?.labels !== series.labels) return; // the series has left the head
+    if (head.get(series.id) === undefined) return; // the series has left the head (ids are never taken again)
     b.add(series.id, e.ts, e.valueLo, e.valueHi, Buffer.from(e.labelsKey, 'latin1'));
     if (++n === CHECKPOINT_EXEMPLARS_PER_RECORD) {
       out.push(Buffer.from(b.payload()));

@@ -105,11 +105,12 @@ export async function writeHeadBlocks(o: HeadBlockOptions): Promise<BlockMeta[]>
     let n = 0;
     while (n < c.length && c[n + 1]! < end) n += 3;
     if (n > 0) {
-      const g = groupOf(s.labels, end);
-      const p: GroupSeries = { labels: s.labels, refs: c.slice(0, n) };
+      const labels = head.labelsOf(s);
+      const g = groupOf(labels, end);
+      const p: GroupSeries = { labels, refs: c.slice(0, n) };
       g.series.push(p);
       if (o.ooo !== undefined) g.byId.set(s.id, p);
-      for (const l of s.labels) g.symbols.add(l);
+      for (const l of labels) g.symbols.add(l);
       if (c[1]! < g.minTime) g.minTime = c[1]!;
       g.inOrder = true;
     }

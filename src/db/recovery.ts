@@ -86,7 +86,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
     if (exemplarSeries?.id !== id) {
       const s = head.get(id);
       if (s === undefined) return; // the series left the head before the checkpoint kept it
-      exemplarSeries = { key: Buffer.from(head.labelBytes(s)).toString('latin1'), labels: s.labels, id };
+      exemplarSeries = { key: Buffer.from(head.labelBytes(s)).toString('latin1'), labels: head.labelsOf(s), id };
     }
     const key = Buffer.from(labelBytes.buffer, labelBytes.byteOffset, labelBytes.length).toString('latin1');
     if (exemplars!.add(exemplarSeries, ts, valueLo, valueHi, key) === 'added') replayedExemplars++;

@@ -40,7 +40,7 @@ export function appendExemplars(head: Head, store: ExemplarStore, batch: ArrayBu
       lastOff = v.seriesOff(i);
       const bytes = v.seriesLabels(i);
       const s = head.find(bytes);
-      series = s === undefined ? undefined : { key: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1'), labels: s.labels, id: s.id };
+      series = s === undefined ? undefined : { key: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1'), labels: head.labelsOf(s), id: s.id };
     }
     if (series === undefined) {
       result.unknownSeries++;

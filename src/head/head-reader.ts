@@ -74,7 +74,7 @@ export class HeadReader implements SeriesReader {
     const ids = matchers.length === 0 ? this.head.index.allPostings() : this.head.index.select(matchers);
     for (let i = 0; i < ids.length; i++) {
       const s = this.head.get(ids[i]!);
-      if (s !== undefined && (all || this.holdsDataIn(s, minT, maxT))) out.push({ labels: s.labels, reader: this, handle: s });
+      if (s !== undefined && (all || this.holdsDataIn(s, minT, maxT))) out.push({ labels: this.head.labelsOf(s), reader: this, handle: s });
     }
     return sortByLabels(out, this.hasSurrogates());
   }
@@ -109,7 +109,8 @@ export class HeadReader implements SeriesReader {
     if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelNames();
     const names = new Set<string>();
     for (const s of this.matching(matchers, minT, maxT)) {
-      for (let i = 0; i < s.labels.length; i += 2) names.add(s.labels[i]!);
+      const labels = this.head.labelsOf(s);
+      for (let i = 0; i < labels.length; i += 2) names.add(labels[i]!);
     }
     return [...names].sort(compareUtf8);
   }
@@ -120,7 +121,7 @@ export class HeadReader implements SeriesReader {
     const values = new Set<string>();
     const all = matchers.length === 0 ? [{ type: 1, name, value: '' } as LabelMatcher] : matchers;
     for (const s of this.matching(all, minT, maxT)) {
-      const v = valueOf(s.labels, name);
+      const v = valueOf(this.head.labelsOf(s), name);
       if (v !== undefined) values.add(v);
     }
     return [...values].sort(compareUtf8);

@@ -524,7 +524,7 @@ export class Head {
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
     const labels = this.decodeLabels(labelsPtr, len);
     const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
-    const s: Series = { id, labels, slot, chunks: NO_CHUNKS };
+    const s: Series = { id, slot, chunks: NO_CHUNKS };
     this.byId[id] = s;
     this.live++;
     if (id >= this.nextId) this.nextId = id + 1;
@@ -532,12 +532,34 @@ export class Head {
     return s;
   }
 
+  /**
+   * The labels of a series, [name, value, ...] in name order, decoded
+   * from its canonical bytes in module memory: a new array each call.
+   */
+  labelsOf(s: Series): string[] {
+    const u32 = this.mem.u32();
+    return this.decodeLabels(u32[(s.slot + SLOT.labels) >>> 2]!, u32[(s.slot + SLOT.labelsLen) >>> 2]!);
+  }
+
   private decodeLabels(ptr: number, len: number): string[] {
     const u8 = this.mem.u8();
     const text = this.mem.buffer();
+    const end = ptr + len;
+    let high = 0;
+    for (let i = ptr; i < end; i++) {
+      const c = u8[i]!;
+      if (c !== 0xff) high |= c;
+    }
+    // Most label text is ASCII: then one latin1 decode of the whole and a
+    // split (two native calls instead of one a string; the separator 0xFF
+    // decodes to U+00FF, which no ASCII text holds).
+    if (high < 0x80) {
+      const out = text.toString('latin1', ptr, end).split('\u00ff');
+      out.pop();
+      return out;
+    }
     const out: string[] = [];
     let start = ptr;
-    const end = ptr + len;
     for (let i = ptr; i < end; i++) {
       if (u8[i] !== 0xff) continue;
       out.push(text.toString('utf8', start, i));
@@ -545,6 +567,7 @@ export class Head {
     }
     return out;
   }
+
 
   /** The last append's stats; entries named by index are counted from `from` (the range's start). */
   private stats(created: number, refused: Refused, from: number): HeadAppendStats {

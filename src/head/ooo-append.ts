@@ -118,8 +118,9 @@ class Lookups {
       let chunks = this.blockChunks.get(key);
       if (chunks === undefined) {
         chunks = [];
-        for (const found of r.series(exactly(s.labels), r.minTime, r.maxTime)) {
-          if (sameLabels(found.labels, s.labels)) chunks = r.chunks(found.handle, r.minTime, r.maxTime, this.arena);
+        const labels = this.ctx.head.labelsOf(s);
+        for (const found of r.series(exactly(labels), r.minTime, r.maxTime)) {
+          if (sameLabels(found.labels, labels)) chunks = r.chunks(found.handle, r.minTime, r.maxTime, this.arena);
         }
         this.blockChunks.set(key, chunks);
       }

@@ -85,7 +85,7 @@ export class OooCuts {
     const labels = new Map<number, readonly string[]>();
     for (const id of store.ids()) {
       const s = this.head.get(id);
-      if (s !== undefined) labels.set(id, s.labels);
+      if (s !== undefined) labels.set(id, this.head.labelsOf(s));
     }
     this.current = { end, store, labels, visible: true };
     this.pending = new Promise((done) => {

@@ -1,13 +1,13 @@
 /**
- * A series of the head, as the host sees it. Its open chunk and append
- * state live in module memory at `slot`; its closed chunks live in chunk
- * segment files, listed in `chunks` as triples [ref, minT, maxT] in time
- * order (one flat array of numbers: no object per chunk).
+ * A series of the head, as the host sees it. Its labels (canonical bytes),
+ * open chunk and append state live in module memory at `slot`
+ * (Head.labelsOf decodes the labels when a read needs them: an array of
+ * them on every series cost 190 bytes a series); its closed chunks live in
+ * chunk segment files, listed in `chunks` as triples [ref, minT, maxT] in
+ * time order (one flat array of numbers: no object per chunk).
  */
 export interface Series {
   readonly id: number;
-  /** [name, value, ...] in name order, strings interned. */
-  readonly labels: readonly string[];
   /** Module memory address of the series slot; fixed for the series' life. */
   readonly slot: number;
   chunks: number[];

@@ -147,7 +147,10 @@ export class Writer {
     } finally {
       cache.end(ticket);
     }
-    const labelsOf = (id: number): readonly string[] | undefined => db.head.get(id)?.labels;
+    const labelsOf = (id: number): readonly string[] | undefined => {
+      const s = db.head.get(id);
+      return s === undefined ? undefined : db.head.labelsOf(s);
+    };
     // Rejections are named from the batch: it is given back once they are.
     const rejectedFloats = floats.result === undefined ? undefined : rejectionError(floats.result, floats.batch, labelsOf);
     recycleBatch(parsed.batch);

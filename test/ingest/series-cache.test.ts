@@ -203,7 +203,7 @@ describe('remote write through the cache, engine and pool', () => {
   });
 
   test('series dropped while a write that found them is in flight are created again from their kept labels', async () => {
-    const ids = [...db.head.all()].filter((s) => s.labels.includes('acme')).map((s) => s.id).sort((a, b) => a - b);
+    const ids = [...db.head.all()].filter((s) => db.head.labelsOf(s).includes('acme')).map((s) => s.id).sort((a, b) => a - b);
     assert.equal(ids.length, N);
     const writing = writer.write(req(3000n), opts);
     // The write is parsing in the pool, against the table that knows every series.
