@@ -11,6 +11,9 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -98,12 +101,28 @@ static napi_value advise(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// Gives the C heap's free memory back to the system (glibc's malloc_trim):
+// buffers Node allocated with malloc and freed stay in glibc's arenas,
+// resident, until trimmed. True if any memory went back; false elsewhere.
+static napi_value trim(napi_env env, napi_callback_info info) {
+  (void)info;
+  int released = 0;
+#ifdef __GLIBC__
+  released = malloc_trim(0);
+#endif
+  napi_value result;
+  CHECK(env, napi_get_boolean(env, released != 0, &result));
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   CHECK(env, napi_create_function(env, "map", NAPI_AUTO_LENGTH, map, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "map", fn));
   CHECK(env, napi_create_function(env, "advise", NAPI_AUTO_LENGTH, advise, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "advise", fn));
+  CHECK(env, napi_create_function(env, "trim", NAPI_AUTO_LENGTH, trim, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "trim", fn));
   napi_value n;
   CHECK(env, napi_create_int32(env, MADV_DONTNEED, &n));
   CHECK(env, napi_set_named_property(env, exports, "MADV_DONTNEED", n));

@@ -12,8 +12,11 @@
  *   is a few MB) after a task that took far longer;
  * - the event loop, which drops such buffers when a client abandons a
  *   large body or the spares are full, collects once they stop coming for
- *   a second ({@link collectWhenQuiet}); under steady load the drops keep
- *   coming and V8 collects as it allocates.
+ *   a second ({@link collectWhenQuiet}), then trims the C heap (what V8
+ *   freed there stays resident in glibc's arenas otherwise); under steady
+ *   load the drops keep coming and V8 collects as it allocates;
+ * - once a worker has exited, the C heap is trimmed ({@link trimSoon}):
+ *   its thread's arena keeps what the worker freed.
  *
  * The `gc` function exists only with V8's --expose-gc. V8's flags belong to
  * the process; this one only adds `gc` to the global of contexts created
@@ -23,6 +26,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
+import { trimNativeHeap } from '../files/mmap.js';
 
 /** What --expose-gc adds to a context's global. */
 type Collector = () => void;
@@ -72,6 +76,19 @@ export function collectWhenQuiet(bytes: number): void {
     timer = undefined;
     dropped = 0;
     loopCollector?.();
+    trimNativeHeap();
   }, QUIET_MS);
   timer.unref();
+}
+
+let trimTimer: NodeJS.Timeout | undefined;
+
+/** Trims the C heap (trimNativeHeap) a moment from now, once for calls that come together. */
+export function trimSoon(): void {
+  if (trimTimer !== undefined) return;
+  trimTimer = setTimeout(() => {
+    trimTimer = undefined;
+    trimNativeHeap();
+  }, 200);
+  trimTimer.unref();
 }
