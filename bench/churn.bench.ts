@@ -61,6 +61,7 @@ import { diskUse } from './compare/disk.js';
 import { cpuSeconds, machineBusySeconds, rssSplit } from './compare/proc.js';
 import { firstLine, freePort, startChild, stopAll, which, type Child } from './compare/processes.js';
 import { Progress } from './compare/progress.js';
+import { SERVER_NODE_FLAGS } from '../src/config/node-flags.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const env = (name: string, fallback: number): number => {
@@ -350,7 +351,7 @@ class Store {
     const spawnedAt = Date.now();
     const t0 = performance.now();
     if (this.name === 'strata') {
-      const nodeArgs = [...STRATA_NODE_ARGS];
+      const nodeArgs = [...SERVER_NODE_FLAGS, ...STRATA_NODE_ARGS];
       if (HEAP_SNAPSHOTS !== undefined) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP_SNAPSHOTS}`);
       this.current = startChild('strata serve', process.execPath, [...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', this.dataDir,
         '--http-address', `127.0.0.1:${this.port}`, '--grpc-address', '127.0.0.1:0'], { cwd: root });

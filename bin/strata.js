@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // Runs the compiled CLI (npm install builds it into dist/).
 import { existsSync } from 'node:fs';
 

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVER_NODE_FLAGS } from '../../src/config/node-flags.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const START_TIMEOUT_MS = 60_000;
@@ -22,7 +23,7 @@ export function startStrata(extraArgs: string[] = [], existingDataDir?: string):
   const dataDir = existingDataDir ?? mkdtempSync(join(tmpdir(), 'strata-bench-'));
   // STRATA_NODE_ARGS: extra node flags for the server, e.g. --cpu-prof to profile it.
   const nodeArgs = (process.env.STRATA_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
     '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', ...extraArgs], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   const stop = async (opts: { keep?: boolean } = {}): Promise<void> => {

@@ -21,6 +21,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskUseByEntry, diskUse, sumOf, type DiskUse } from './disk.js';
 import { firstLine, freePort, startChild, waitForHttp, waitForLine, type Child } from './processes.js';
+import { SERVER_NODE_FLAGS } from '../../config/node-flags.js';
 
 /** The repository (or installed package): src/bench/compare and dist/bench/compare are both three levels down. */
 const root = new URL('../../..', import.meta.url).pathname;
@@ -99,7 +100,7 @@ function versionOf(command: string, args: string[], pattern: RegExp): string {
 }
 
 async function startStrata(dataDir: string, writeOver: 'http' | 'grpc'): Promise<Peer> {
-  const child = startChild('strata serve', process.execPath, [join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0'], { cwd: root });
+  const child = startChild('strata serve', process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0'], { cwd: root });
   const [port, grpcPort] = await waitForLine(child, (line) => {
     if (!line.includes('"strata started"')) return undefined;
     const started = JSON.parse(line) as { httpAddress: string; grpcAddress: string };
