@@ -55,6 +55,8 @@ function serverJson(i: Ingest): NonNullable<RunReport['server']> {
     generatorCpuSeconds: i.clientCpuSeconds,
     otherCpuSeconds: i.otherCpuSeconds,
     peakRssBytes: i.peakRss,
+    idleRssBytes: i.idleRss,
+    settledRssBytes: i.settledRss ?? null,
     rssAfterAnonBytes: i.rssAfter.anon,
     rssAfterFileBytes: i.rssAfter.file,
     storedSeries: i.stored?.series ?? null,

@@ -68,7 +68,7 @@ export function markdownSection(x: SectionInput): string {
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? 'n/a' : `${(a / b).toFixed(2)}x`);
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 
-  const ingestRows = ingests.map((i) => `| ${i.peer.title} | ${i.peer.version.replace(/\|/g, '/')} | ${fmt(i.samplesPerSecond)} | ${fmt(i.seconds, 1)} | ${fmt(i.serverCpuSeconds, 1)} | ${fmt(cpuMicrosPerSample(i), 2)} | ${mb(i.peakRss)} | ${mb(i.rssAfter.anon)} / ${mb(i.rssAfter.file)} | ${fmt(i.recorder.latency.quantile(0.5), 1)} / ${fmt(i.recorder.latency.quantile(0.99), 1)} | ${fmt(i.clientCpuSeconds, 1)} | ${fmt(i.otherCpuSeconds, 1)} | ${i.stored === undefined ? 'n/a' : i.stored.series === samplesSeries && i.stored.samples === i.sent.samplesWritten && i.sent.samplesWritten === samples ? 'all' : `${fmt(i.stored.series)} series, ${fmt(i.stored.samples)} samples`} |`);
+  const ingestRows = ingests.map((i) => `| ${i.peer.title} | ${i.peer.version.replace(/\|/g, '/')} | ${fmt(i.samplesPerSecond)} | ${fmt(i.seconds, 1)} | ${fmt(i.serverCpuSeconds, 1)} | ${fmt(cpuMicrosPerSample(i), 2)} | ${mb(i.idleRss)} | ${mb(i.peakRss)} | ${mb(i.rssAfter.anon)} / ${mb(i.rssAfter.file)} | ${i.settledRss === undefined ? 'n/a' : mb(i.settledRss)} | ${fmt(i.recorder.latency.quantile(0.5), 1)} / ${fmt(i.recorder.latency.quantile(0.99), 1)} | ${fmt(i.clientCpuSeconds, 1)} | ${fmt(i.otherCpuSeconds, 1)} | ${i.stored === undefined ? 'n/a' : i.stored.series === samplesSeries && i.stored.samples === i.sent.samplesWritten && i.sent.samplesWritten === samples ? 'all' : `${fmt(i.stored.series)} series, ${fmt(i.stored.samples)} samples`} |`);
   const diskRows: string[] = [];
   for (const i of ingests) {
     const d = i.disk;
@@ -115,6 +115,8 @@ export function markdownSection(x: SectionInput): string {
     samplesPerSecond: i.samplesPerSecond,
     cpuMicrosecondsPerSample: cpuMicrosPerSample(i),
     peakRssBytes: i.peakRss,
+    idleRssBytes: i.idleRss,
+    settledRssBytes: i.settledRss,
     responsiveness: i.responsiveness,
   }));
   const responsivenessNotes = ingests.flatMap((i) => i.responsiveness.notes.map((n) => `${i.peer.title}: ${n}`));
@@ -139,15 +141,17 @@ ${by('strata-grpc') === undefined ? '' : `  Strata (gRPC): the same server, sent
   record is written (page-buffered); VictoriaMetrics once the samples are buffered in memory (flushed about every second).
 - CPU: utime + stime of the server process (all threads) from /proc/PID/stat over the sending (answering the readiness
   probe's 10 GETs a second included); peak RSS: VmHWM;
-  RSS after: RssAnon / RssFile + RssShmem right after the last write (heaps versus mapped files);
+  RSS after: RssAnon / RssFile + RssShmem right after the last write (heaps versus mapped files); idle RSS: VmRSS
+  3 s after the server was ready, before any load; RSS settled: VmRSS 40 s after the load (longer than Strata keeps
+  an idle worker) once the server's own CPU is below 5% of a core;
   generator: this process' CPU while sending; other: the machine's busy time (/proc/stat) less both, i.e. whatever
   else ran meanwhile (near 0 on a quiet machine). Held afterwards: every series and sample counted back, untimed
   (remote read of all series for Strata and Prometheus, count_over_time for VictoriaMetrics).
 - Before each server the run waits (up to ${fmt(config.quietWaitMs / 1000)} s) for a quiet machine; a server whose load was disturbed
   by other work (over ${CLEAN_SHARE * 100}% of the machine) is run again, up to ${config.attempts} times, and the cleanest run is shown.
 
-| server | version | samples/s | seconds | server CPU s | CPU µs/sample | peak RSS | RSS after: anon / file | request p50 / p99 ms | generator CPU s | other CPU s | held afterwards |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| server | version | samples/s | seconds | server CPU s | CPU µs/sample | idle RSS | peak RSS | RSS after: anon / file | RSS settled | request p50 / p99 ms | generator CPU s | other CPU s | held afterwards |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${ingestRows.join('\n')}
 
 Issue 14's targets, side by side. Readiness: a GET every 100 ms during the load on a connection of its own
@@ -156,7 +160,7 @@ process. Event-loop delay: the server's own prom-client gauges (nodejs_eventloop
 scraped right before and right after the load (prom-client resets them at every scrape); they are intervals of a
 10 ms timer, so an idle loop shows about 10 ms. Go servers (VictoriaMetrics, Prometheus) have no event loop: n/a.
 
-${targetsTable(figures, { series: load.series, samplesPerSeries: load.scrapes })}
+${targetsTable(figures)}
 ${overGrpc === undefined ? '' : `\n- ${overGrpc}\n`}${responsivenessNotes.length > 0 ? `\n${responsivenessNotes.map((n) => `- ${n}`).join('\n')}\n` : ''}
 Disk, allocated bytes (as du counts) once the data is persisted: after a graceful stop (SIGTERM) for all three
 (VictoriaMetrics also told to flush first). Each server's own files for this data only: Strata's records/ (JSON

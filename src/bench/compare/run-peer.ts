@@ -23,7 +23,7 @@ import type { RunStop } from '../run/stop.js';
 import { fmt, mib } from '../run/format.js';
 import type { Progress } from '../run/progress.js';
 import { startPeer, peerTitle, type DiskReport, type Peer, type PeerName } from './peers.js';
-import { cpuSeconds, machineBusySeconds, peakRssBytes, rssSplit } from './proc.js';
+import { cpuSeconds, machineBusySeconds, peakRssBytes, rssBytes, rssSplit } from './proc.js';
 import { remoteRead, type ReadAnswer } from './remote-read.js';
 
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -31,6 +31,17 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const READ_ROUNDS = { selective: 50, wide: 10 };
 /** Quiet: the machine busy less than this share of one core over a 2 s sample. */
 const QUIET_CORE_SHARE = 0.15;
+/** A server started this long ago, with nothing sent yet, is idle: its RSS then is its idle RSS. */
+const IDLE_AFTER_MS = 3_000;
+/**
+ * After the load, RSS is read once this long has passed and the server's
+ * own CPU settled (below SETTLED_CORE_SHARE of a core over 2 s, waiting at
+ * most SETTLE_MAX_MS more): longer than Strata's pool keeps an idle worker
+ * (30 s), as long as VictoriaMetrics and Prometheus get to give memory back.
+ */
+const SETTLE_MS = 40_000;
+const SETTLED_CORE_SHARE = 0.05;
+const SETTLE_MAX_MS = 30_000;
 
 export interface Ingest {
   peer: Peer;
@@ -44,6 +55,10 @@ export interface Ingest {
   /** CPU the machine spent on anything else meanwhile (busy time less server and generator). */
   otherCpuSeconds: number;
   peakRss: number;
+  /** RSS of the started server before any load (IDLE_AFTER_MS after it was ready). */
+  idleRss: number;
+  /** RSS once the load had stopped and the server's CPU settled (SETTLE_MS); undefined if interrupted. */
+  settledRss?: number;
   /** Readiness probes and event-loop delay during the load. */
   responsiveness: Responsiveness;
   /** Resident memory right after the load: anonymous (heaps) and file-backed or shared (maps, code). */
@@ -94,7 +109,7 @@ export function typeName(t: ReadRequest_ResponseType): string {
   return t === ReadRequest_ResponseType.SAMPLES ? 'SAMPLES' : 'STREAMED_XOR_CHUNKS';
 }
 
-async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
+async function ingest(peer: Peer, x: PeerContext, idleRss: number): Promise<Ingest> {
   const url = new URL(peer.writeUrl);
   // A gRPC peer's calls are made from the plan before its clock and its CPU count start.
   const grpcBodies = isGrpcUrl(url) ? grpcWriteBodies(x.plan.requests, undefined, x.maxEncodedBytes, x.grpcCompression) : undefined;
@@ -137,6 +152,7 @@ async function ingest(peer: Peer, x: PeerContext): Promise<Ingest> {
     clientCpuSeconds,
     otherCpuSeconds: Math.max(0, busy - serverCpuSeconds - clientCpuSeconds),
     peakRss,
+    idleRss,
     rssAfter,
     responsiveness: await watch.end(),
   };
@@ -208,6 +224,24 @@ export async function waitForQuiet(phase: string, x: PeerContext): Promise<void>
   }
 }
 
+/** The server's RSS once SETTLE_MS have passed since its load and its own CPU settled; undefined if interrupted. */
+async function settledRss(peer: Peer, x: PeerContext): Promise<number | undefined> {
+  const pid = peer.child.pid;
+  const until = Date.now() + SETTLE_MS;
+  while (Date.now() < until) {
+    if (x.interrupted()) return undefined;
+    x.progress.update(`${peer.title} settle`, `RSS ${mib(rssBytes(pid))}, read in ${fmt((until - Date.now()) / 1000)} s`);
+    await sleep(Math.min(2000, Math.max(0, until - Date.now())));
+  }
+  const deadline = Date.now() + SETTLE_MAX_MS;
+  for (;;) {
+    const c0 = cpuSeconds(pid);
+    await sleep(2000);
+    if (x.interrupted()) return undefined;
+    if ((cpuSeconds(pid) - c0) / 2 < SETTLED_CORE_SHARE || Date.now() > deadline) return rssBytes(pid);
+  }
+}
+
 /** The share of the machine other work took during a server's load. */
 export function otherShare(i: Ingest): number {
   return i.otherCpuSeconds / (i.seconds * cpus().length);
@@ -219,8 +253,13 @@ export async function runPeer(name: PeerName, x: PeerContext): Promise<{ ingest:
   const peer = await startPeer(name, x.parent);
   try {
     x.progress.log(`${peer.title}: ${peer.version}, pid ${peer.child.pid}, ${peer.base}`);
-    const result = await ingest(peer, x);
+    await sleep(IDLE_AFTER_MS);
+    const result = await ingest(peer, x, rssBytes(peer.child.pid));
     x.progress.log(`${peer.title}: ${fmt(result.samplesPerSecond)} samples/s (${fmt(result.seconds, 1)} s), server CPU ${fmt(result.serverCpuSeconds, 1)} s, generator ${fmt(result.clientCpuSeconds, 1)} s, other ${fmt(result.otherCpuSeconds, 1)} s, peak RSS ${mib(result.peakRss)}`);
+    if (x.interrupted()) return { ingest: result, reads: [] };
+    const settled = await settledRss(peer, x);
+    if (settled !== undefined) result.settledRss = settled;
+    x.progress.log(`${peer.title}: RSS idle ${mib(result.idleRss)}, peak ${mib(result.peakRss)}, settled ${settled === undefined ? 'n/a' : mib(settled)}`);
     if (x.interrupted()) return { ingest: result, reads: [] };
     x.progress.update(`${peer.title} check`, 'counting what it holds');
     result.stored = await stored(peer, x.plan);

@@ -1,8 +1,8 @@
 /**
- * Issue 14's targets, side by side: Strata against VictoriaMetrics and
- * Prometheus for samples/s, server CPU per sample, peak RSS, readiness
- * latency and event-loop delay under the load, as ratios, each target
- * marked met or not met. A figure a run lacks (a server left out, a server
+ * Issue 14's and 29's targets, side by side: Strata against
+ * VictoriaMetrics and Prometheus for samples/s, server CPU per sample, RSS
+ * (idle, peak, settled after the load), readiness latency and event-loop
+ * delay under the load, as ratios, each target marked met or not met. A figure a run lacks (a server left out, a server
  * without the metric) is "n/a", and a target it decides is "not measured".
  */
 import { fmt, mib } from '../run/format.js';
@@ -15,25 +15,21 @@ export interface PeerFigures {
   samplesPerSecond: number;
   cpuMicrosecondsPerSample: number;
   peakRssBytes: number;
+  idleRssBytes: number;
+  settledRssBytes: number | undefined;
   responsiveness: Responsiveness | undefined;
 }
 
-/** The shape of the load (the peak RSS target depends on it). */
-export interface LoadShape {
-  series: number;
-  samplesPerSeries: number;
-}
-
-/** Issue 14's bounds. */
+/** Issue 14's and 29's bounds. */
 export const TARGETS = {
   /** Strata's samples/s at least this times VictoriaMetrics'. */
   samplesVsVm: 1.2,
   /** Strata's CPU per sample at most this times VictoriaMetrics'. */
   cpuVsVm: 1,
-  /** Strata's peak RSS at most this times VictoriaMetrics'. */
-  rssVsVm: 1.2,
-  /** ... and at most VictoriaMetrics' at this load (many series, few samples each). */
-  rssEqualLoad: { series: 1_000_000, samplesPerSeries: 6 },
+  /** Strata's peak RSS, and its RSS once the load stopped and the CPU settled, at most this times VictoriaMetrics' (issue 29). */
+  rssVsVm: 1,
+  /** Strata's idle RSS at most this (issue 29). */
+  idleRssBytes: 80 * 2 ** 20,
   /** Every readiness answer within this (ms), none failed. */
   readyMs: 50,
   /** Event-loop delay p99 under this (ms). */
@@ -53,7 +49,7 @@ function pair(p99: number | null | undefined, max: number | null | undefined): s
 }
 
 /** The table, in markdown; ratios are Strata's figure over the peer's (readiness and event loop: of the p99). */
-export function targetsTable(peers: PeerFigures[], load: LoadShape): string {
+export function targetsTable(peers: PeerFigures[]): string {
   const by = (n: PeerName) => peers.find((p) => p.name === n);
   const s = by('strata');
   const vm = by('victoriametrics');
@@ -71,23 +67,24 @@ export function targetsTable(peers: PeerFigures[], load: LoadShape): string {
   };
   const sReady = s?.responsiveness?.readiness;
   const sLoop = s?.responsiveness?.serverEventLoop;
-  const atEqualLoad = load.series === TARGETS.rssEqualLoad.series && load.samplesPerSeries === TARGETS.rssEqualLoad.samplesPerSeries;
 
   const rows: string[][] = [
     ['samples/s', ...cells((p) => fmt(p.samplesPerSecond)), ...vs((p) => p.samplesPerSecond),
       `Strata >= ${TARGETS.samplesVsVm}x VictoriaMetrics`, verdict(both ? s.samplesPerSecond >= TARGETS.samplesVsVm * vm.samplesPerSecond : undefined)],
     ['server CPU µs/sample', ...cells((p) => fmt(p.cpuMicrosecondsPerSample, 2)), ...vs((p) => p.cpuMicrosecondsPerSample),
       'Strata <= VictoriaMetrics', verdict(both ? s.cpuMicrosecondsPerSample <= TARGETS.cpuVsVm * vm.cpuMicrosecondsPerSample : undefined)],
+    ['idle RSS', ...cells((p) => mib(p.idleRssBytes)), ...vs((p) => p.idleRssBytes),
+      `Strata <= ${mib(TARGETS.idleRssBytes)}`, verdict(s === undefined ? undefined : s.idleRssBytes <= TARGETS.idleRssBytes)],
     ['peak RSS', ...cells((p) => mib(p.peakRssBytes)), ...vs((p) => p.peakRssBytes),
-      `Strata <= ${TARGETS.rssVsVm}x VictoriaMetrics`, verdict(both ? s.peakRssBytes <= TARGETS.rssVsVm * vm.peakRssBytes : undefined)],
-    ['peak RSS at issue 14\'s many-series load', '', '', '', '', '', `at --series ${TARGETS.rssEqualLoad.series} --samples-per-series ${TARGETS.rssEqualLoad.samplesPerSeries}: Strata <= VictoriaMetrics`,
-      atEqualLoad ? verdict(both ? s.peakRssBytes <= vm.peakRssBytes : undefined) : `not this load (${fmt(load.series)} series x ${fmt(load.samplesPerSeries)})`],
+      'Strata <= VictoriaMetrics', verdict(both ? s.peakRssBytes <= TARGETS.rssVsVm * vm.peakRssBytes : undefined)],
+    ['RSS settled after the load', ...cells((p) => (p.settledRssBytes === undefined ? 'n/a' : mib(p.settledRssBytes))), ...vs((p) => p.settledRssBytes),
+      'Strata <= VictoriaMetrics', verdict(both && s.settledRssBytes !== undefined && vm.settledRssBytes !== undefined ? s.settledRssBytes <= TARGETS.rssVsVm * vm.settledRssBytes : undefined)],
     ['readiness p99 / max ms', ...cells(readyCell), ...vs(readyP99),
       `Strata: every answer within ${TARGETS.readyMs} ms`, verdict(sReady === null || sReady === undefined || sReady.probes === 0 ? undefined : sReady.failures === 0 && (sReady.latencyMs.max ?? Infinity) <= TARGETS.readyMs)],
     ['event-loop delay p99 / max ms', ...cells((p) => { const l = p.responsiveness?.serverEventLoop; return l === null || l === undefined ? 'n/a' : pair(l.p99Ms, l.maxMs); }), ...vs(loopP99),
       `Strata: p99 under ${TARGETS.loopP99Ms} ms`, verdict(sLoop === null || sLoop === undefined || sLoop.p99Ms === null ? undefined : sLoop.p99Ms < TARGETS.loopP99Ms)],
   ];
-  const header = ['figure', 'Strata', 'VictoriaMetrics', 'Prometheus', 'Strata/VictoriaMetrics', 'Strata/Prometheus', 'target (issue 14)', 'result'];
+  const header = ['figure', 'Strata', 'VictoriaMetrics', 'Prometheus', 'Strata/VictoriaMetrics', 'Strata/Prometheus', 'target (issues 14, 29)', 'result'];
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,
