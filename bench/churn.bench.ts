@@ -81,6 +81,9 @@ const PEERS = (process.env.BENCH_PEERS ?? 'strata,prometheus').split(',').map((s
 const SETTLE_MAX_S = env('BENCH_SETTLE_MAX', 90);
 const RSS_SETTLE_S = env('BENCH_RSS_SETTLE', 3);
 const RATIO_FROM = env('BENCH_RATIO_FROM', 4);
+/** Issue 29: RSS at hour 11 at most 1.15x hour 3. */
+const ISSUE29_HOURS = [11, 3] as const;
+const ISSUE29_MAX = 1.15;
 const RESTART = process.env.BENCH_RESTART !== '0';
 const MILLION = process.env.BENCH_MILLION !== '0';
 const MILLION_SERIES = env('BENCH_MILLION_SERIES', 1_000_000);
@@ -842,6 +845,22 @@ function report(churns: ChurnResult[], millions: MillionResult[], loadStart: str
   lines.push('|---|---|---|---|');
   for (const c of churns) lines.push(`| ${c.store.title} | ${fmt(ratioOf(c), 2)} | ${fmt(ratioAnon(c), 2)} | ${c.store.name === 'strata' ? `at most 1.35: ${ratioOf(c) <= 1.35 ? 'met' : 'NOT met'}` : '(measured before: 1.25)'} |`);
   lines.push('');
+  // Issue 29's form: hour 11 against hour 3 (both with 150k series in the head; blocks cut by hour 11 only).
+  const [to, from] = ISSUE29_HOURS;
+  if (gens >= to) {
+    const hours = (c: ChurnResult, pick: (r: GenRow) => number): number => {
+      const a = c.rows[to - 1];
+      const b = c.rows[from - 1];
+      return a !== undefined && b !== undefined ? pick(a) / pick(b) : NaN;
+    };
+    lines.push(`| server | RSS(hour ${to}) / RSS(hour ${from}) | anonymous only | target (issue 29) |`);
+    lines.push('|---|---|---|---|');
+    for (const c of churns) {
+      const r = hours(c, (x) => x.rss);
+      lines.push(`| ${c.store.title} | ${fmt(r, 2)} | ${fmt(hours(c, (x) => x.anon), 2)} | ${c.store.name === 'strata' ? `at most ${ISSUE29_MAX}: ${r <= ISSUE29_MAX ? 'met' : 'NOT met'}` : '(Prometheus 2.42 measured 1.02-1.28)'} |`);
+    }
+    lines.push('');
+  }
 
   for (const c of churns) {
     lines.push(`${c.store.title}, per generation (load average ${c.load0} at its start):`, '');
