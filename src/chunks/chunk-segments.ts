@@ -201,11 +201,12 @@ export class ChunkSegments {
   }
 
   /**
-   * Lets the resident pages of every full segment go (they were read once
-   * to write a block, say); later reads fault back in what they touch.
+   * Lets the resident pages of every segment go (they were read once to
+   * write a block, say); later reads fault back in what they touch. The
+   * active one too: it grows by writes, never through its map.
    */
   releaseResidentPages(): void {
-    for (const seg of this.segments.values()) if (seg !== this.active && seg.fd >= 0) releasePages(seg.map);
+    for (const seg of this.segments.values()) if (seg.fd >= 0) releasePages(seg.map);
   }
 
   /** fsyncs every segment written since the last sync (off the event loop). */

@@ -32,6 +32,7 @@ import { ExemplarStore } from '../exemplars/exemplar-store.js';
 import { MetadataStore } from '../metadata/metadata-store.js';
 import { DiskReserve } from '../files/disk-reserve.js';
 import { WriteHealth, type WriteErrorCount } from './write-health.js';
+import { collectSoon } from '../pool/collect.js';
 
 /** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
 const RETRY_AFTER_FAILURE_MS = 10_000;
@@ -624,6 +625,8 @@ export class Db {
     this.headMinT = Math.min(oldest, this.appendedMinT);
     this.headMinTDirty = false;
     this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
+    // The block's buffers and the dropped series are garbage now: give their memory back to the OS.
+    collectSoon();
     if (this.opts.compaction !== false) this.enqueue(() => this.compactBlocks());
     this.scheduleHeadCompaction();
   }
@@ -647,6 +650,7 @@ export class Db {
         this.counters.compactionFailures++;
       },
     });
+    collectSoon();
   }
 
   /** Deletes the blocks past retention, as they stand when the job runs. */

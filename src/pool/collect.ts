@@ -92,3 +92,12 @@ export function trimSoon(): void {
   }, 200);
   trimTimer.unref();
 }
+
+/**
+ * On the event loop, after work that let go of much memory at once (the
+ * head's oldest range written as a block and dropped, blocks compacted):
+ * collects and trims the C heap once the loop has been quiet for a second.
+ */
+export function collectSoon(): void {
+  collectWhenQuiet(QUIET_AFTER_BYTES);
+}
