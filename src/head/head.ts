@@ -538,7 +538,10 @@ export class Head {
    */
   labelsOf(s: Series): string[] {
     const u32 = this.mem.u32();
-    return this.decodeLabels(u32[(s.slot + SLOT.labels) >>> 2]!, u32[(s.slot + SLOT.labelsLen) >>> 2]!);
+    const labels = this.decodeLabels(u32[(s.slot + SLOT.labels) >>> 2]!, u32[(s.slot + SLOT.labelsLen) >>> 2]!);
+    // The index's copies: reads compare and key by them as when series held them.
+    this.index.share(labels);
+    return labels;
   }
 
   private decodeLabels(ptr: number, len: number): string[] {

@@ -10,6 +10,8 @@ export interface LabelIndex {
    * value, ...]; the index replaces each string with its own shared copy.
    */
   add(id: number, labels: string[]): void;
+  /** Replaces each name and value of `labels` the index holds with its own shared copy. */
+  share(labels: string[]): void;
   /** Removes these series (sorted ids). */
   delete(ids: Uint32Array): void;
   /** delete() in steps, calling `tick` as it goes (it returns a promise to pause on). */

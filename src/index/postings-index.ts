@@ -89,6 +89,22 @@ export class PostingsIndex {
   }
 
   /**
+   * Replaces each string of `labels` ([name, value, ...]) that the index
+   * holds with the index's own copy: labels decoded afresh then share one
+   * string per distinct name and value (compared by identity, used as
+   * property keys without hashing again). Strings it does not hold stay.
+   */
+  share(labels: string[]): void {
+    for (let i = 0; i < labels.length; i += 2) {
+      const dict = this.dicts.get(labels[i]!);
+      if (dict === undefined) continue;
+      labels[i] = dict.name;
+      const v = dict.find(labels[i + 1]!);
+      if (v >= 0) labels[i + 1] = dict.value(v);
+    }
+  }
+
+  /**
    * Removes the series `ids` (sorted ascending; ids not in the index are
    * ignored) from every postings list. Names and values left without series
    * disappear. A batch operation: one pass over the index, whatever the

@@ -25,6 +25,13 @@ describe('Head.labelsOf', () => {
     assert.deepEqual(head.labelsOf(s), labels);
   });
 
+  test('decodes a value several series share', () => {
+    const a = head.createSeries(canonical(['__name__', 'shared_metric', 'i', '1']), head.hash(canonical(['__name__', 'shared_metric', 'i', '1'])));
+    const b = head.createSeries(canonical(['__name__', 'shared_metric', 'i', '2']), head.hash(canonical(['__name__', 'shared_metric', 'i', '2'])));
+    assert.deepEqual([head.labelsOf(a)[1], head.labelsOf(b)[1]], ['shared_metric', 'shared_metric']);
+    assert.deepEqual([head.labelsOf(a)[3], head.labelsOf(b)[3]], ['1', '2']);
+  });
+
   test('answers a new array each call, equal to the last', () => {
     const labels = ['__name__', 'a', 'b', 'c'];
     const s = head.createSeries(canonical(labels), head.hash(canonical(labels)));
