@@ -67,3 +67,4 @@ export {
 // The histogram decoder's other two errors come from its bit reader, and
 // so does the stale marker that ends a sample record's data.
 export { ERR_TRUNCATED as HIST_ERR_TRUNCATED, ERR_BAD_WINDOW as HIST_ERR_BAD_WINDOW, STALE_NAN_HI, STALE_NAN_LO } from './varbit';
+export { heapFreePages } from './free-pages';

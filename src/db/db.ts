@@ -36,6 +36,8 @@ import { collectSoon } from '../pool/collect.js';
 
 /** How long a background writer that failed (checkpoint, head block) waits before it is tried again. */
 const RETRY_AFTER_FAILURE_MS = 10_000;
+/** How often the engine looks whether appends stopped, to give free module memory back (releaseWhenQuiet). */
+const QUIET_RELEASE_MS = 5_000;
 
 /** What an append did: counts of samples, and where rejections started. */
 export type AppendResult = HeadAppendStats;
@@ -120,6 +122,11 @@ export class Db {
   private maintenance: Promise<void> = Promise.resolve();
   private headCompactionQueued = false;
   private timer: NodeJS.Timeout | undefined;
+  private quietTimer: NodeJS.Timeout | undefined;
+  /** Appends so far, as counted at the last look and at the last release of free module memory. */
+  private appends = 0;
+  private appendsSeen = 0;
+  private appendsReleased = 0;
   private closed = false;
   /** Whether writes can be stored, and getting back to it after a full or failing disk (write-health.ts). */
   private readonly health: WriteHealth;
@@ -193,6 +200,8 @@ export class Db {
     const every = opts.retentionIntervalMs ?? 60_000;
     db.timer = setInterval(() => db.runMaintenance(), every);
     db.timer.unref();
+    db.quietTimer = setInterval(() => db.releaseWhenQuiet(), QUIET_RELEASE_MS);
+    db.quietTimer.unref();
     db.runMaintenance();
     return db;
   }
@@ -296,6 +305,7 @@ export class Db {
    */
   append(batch: ArrayBuffer, ids?: Uint32Array, range?: EntryRange): AppendResult {
     this.assertWritable();
+    this.appends++;
     const walSeg = this.wal.segment;
     const series = this.seriesRecord;
     series.reset();
@@ -352,6 +362,7 @@ export class Db {
    * the OS. Call it after append() for the same write.
    */
   appendHistograms(batch: ArrayBuffer): AppendResult {
+    this.appends++;
     this.assertWritable();
     const series = this.seriesRecord;
     series.reset();
@@ -474,6 +485,7 @@ export class Db {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.quietTimer);
     this.health.stop();
     await this.maintenance;
     await this.truncating;
@@ -564,6 +576,25 @@ export class Db {
     });
   }
 
+  /**
+   * Once appends have stopped for a look (QUIET_RELEASE_MS), gives the
+   * head module memory's free pages back to the OS: the chunk buffers and
+   * batches the writes freed stay resident otherwise.
+   */
+  private releaseWhenQuiet(): void {
+    if (this.closed) return;
+    const n = this.appends;
+    if (n !== this.appendsSeen) {
+      this.appendsSeen = n;
+      return;
+    }
+    if (n === this.appendsReleased) return;
+    this.appendsReleased = n;
+    const started = performance.now();
+    const bytes = this.head.releaseFreeMemory();
+    if (bytes > 0) this.log.info({ bytes, ms: Math.round((performance.now() - started) * 10) / 10 }, 'free module memory given back to the OS');
+  }
+
   private runMaintenance(): void {
     if (this.closed) return;
     this.applyRetentionNow();
@@ -625,6 +656,7 @@ export class Db {
     this.headMinT = Math.min(oldest, this.appendedMinT);
     this.headMinTDirty = false;
     this.log.info({ end, droppedSeries: dropped, series: this.head.seriesCount }, 'head truncated');
+    this.head.releaseFreeMemory();
     // The block's buffers and the dropped series are garbage now: give their memory back to the OS.
     collectSoon();
     if (this.opts.compaction !== false) this.enqueue(() => this.compactBlocks());

@@ -1,6 +1,7 @@
 import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
 import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
 import { WasmMemory } from '../wasm/memory.js';
+import { releaseFreePages } from '../wasm/free-pages.js';
 import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
@@ -350,6 +351,11 @@ export class Head {
     const ptr = this.ensureBatchBlock(bytes.length + 8);
     this.mem.u8().set(bytes, ptr);
     return this.wasm.xxh64(ptr, bytes.length, 0n);
+  }
+
+  /** Gives the whole free pages of the module's memory back to the OS (src/wasm/free-pages.ts); answers the bytes. */
+  releaseFreeMemory(): number {
+    return releaseFreePages(this.wasm);
   }
 
   /** The canonical label bytes of a series (a copy). */

@@ -12,6 +12,8 @@ export interface MemoryExports {
   /** `size` bytes, 16-byte aligned; may grow the memory (detaching every view of it). */
   alloc(size: number): number;
   free(ptr: number): void;
+  /** Whole free pages of the allocator as [start, length] u32 pairs at `out` (room for `cap`); -1: unexpected layout (assembly/free-pages.ts). */
+  heapFreePages(out: number, cap: number): number;
 }
 
 /** The XOR chunk codec (assembly/xor.ts): appender state APPENDER_SIZE bytes, iterator ITERATOR_SIZE. */
