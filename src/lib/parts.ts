@@ -89,7 +89,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
+    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.defaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
   });
   let http: Parts['http'];
   if (config.httpAddress !== undefined) {
@@ -144,7 +144,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       log,
     });
     await shipper?.start();
-    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, limits: limits.limiter });
+    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, defaultTenant: config.defaultTenantId, limits: limits.limiter });
     metrics.watchDb(db);
     metrics.watchWriter(writer);
     if (config.grpcAddress !== undefined) {
@@ -226,10 +226,15 @@ export async function listenOn(parts: Parts, grpcAt: HostPort | undefined, httpA
   }
 }
 
-/** Stops the parts gracefully, in the order the file comment gives. */
+/**
+ * Stops the parts gracefully, in the order the file comment gives: each
+ * listener waits up to its grace period (--http-grace-period,
+ * --grpc-grace-period) for requests and calls in flight, then closes.
+ */
 export async function stopParts(parts: Parts): Promise<void> {
   parts.readiness.markStopping();
-  await Promise.all([parts.http?.server.close(), parts.grpc?.server.close()]);
+  const { httpGraceMs, grpcGraceMs } = parts.config;
+  await Promise.all([parts.http?.server.close(httpGraceMs), parts.grpc?.server.close(grpcGraceMs)]);
   await parts.records?.close();
   await parts.shipper?.stop();
   await parts.db.close();

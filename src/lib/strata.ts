@@ -3,7 +3,6 @@
  * is a thin layer over it (src/cli/serve.ts): both start the same parts in
  * the same order (parts.ts) from the same options (options.ts).
  */
-import { DEFAULT_TENANT } from '../ingest/parse/index.js';
 import { instantiateHeadWasm } from '../wasm/head.js';
 import { EngineSource } from '../store/engine-source.js';
 import { ExternalLabels } from '../store/external-labels.js';
@@ -167,7 +166,7 @@ export class Strata {
       const tenant = options.tenant;
       if (tenant !== undefined && typeof tenant !== 'string') throw new InvalidArgumentError('tenant: expected a string');
       const bytes = encodeWriteRequest(series);
-      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || DEFAULT_TENANT });
+      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || this.#parts.config.defaultTenantId });
       if (outcome.error !== undefined) {
         const err = publicError(outcome.error);
         err.written = outcome.samples + outcome.histograms;

@@ -35,6 +35,8 @@ export interface PrometheusRoutesOptions {
   tenantLabel: string;
   /** --http-max-body-bytes: the largest remote-write or remote-read body. */
   maxBodyBytes: number;
+  /** --receive.default-tenant-id: the tenant of a request without THANOS-TENANT (default 'default-tenant'). */
+  defaultTenant?: string;
   log: Logger;
 }
 
