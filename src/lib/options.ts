@@ -98,7 +98,7 @@ export interface StrataOptions {
    * names none (no THANOS-TENANT header, no tenant in a gRPC write, no
    * `tenant` given to append) (default `default-tenant`, as Thanos Receive).
    */
-  defaultTenantId?: string;
+  receiveDefaultTenantId?: string;
   /**
    * --http-grace-period: on close, how long HTTP requests in flight may
    * take before the listener closes under them (default 10s; 0: at once).

@@ -89,7 +89,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.defaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
+    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
   });
   let http: Parts['http'];
   if (config.httpAddress !== undefined) {
@@ -144,7 +144,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       log,
     });
     await shipper?.start();
-    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, defaultTenant: config.defaultTenantId, limits: limits.limiter });
+    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, limits: limits.limiter });
     metrics.watchDb(db);
     metrics.watchWriter(writer);
     if (config.grpcAddress !== undefined) {

@@ -48,7 +48,7 @@ export interface ResolvedOptions {
   bucket?: BucketConfig;
   walFsyncIntervalMs: number;
   tenantLabelName: string;
-  defaultTenantId: string;
+  receiveDefaultTenantId: string;
   /** How long a close waits for HTTP requests and gRPC calls in flight (ms). */
   httpGraceMs: number;
   grpcGraceMs: number;
@@ -68,7 +68,7 @@ export interface ResolvedOptions {
 /** Every option Strata.open knows (unknown ones are refused: a typo must not pass unnoticed). */
 export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
   'dataDir', 'grpcAddress', 'httpAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
-  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'defaultTenantId',
+  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'receiveDefaultTenantId',
   'httpGracePeriod', 'grpcGracePeriod', 'grpcMaxRecvBytes',
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
@@ -87,10 +87,10 @@ const DEFAULT_GRACE_MS = 10_000;
  * A tenant name as Thanos takes one (pkg/tenancy IsTenantValid: equal to
  * its own path.Base, so without '/'), and not empty: it names a tenant.
  */
-function defaultTenantId(value: unknown): string {
+function tenantName(value: unknown): string {
   if (value === undefined) return DEFAULT_TENANT;
   if (typeof value !== 'string' || value === '' || value.includes('/')) {
-    throw new InvalidArgumentError(`defaultTenantId: ${JSON.stringify(value)} is not a tenant name (not empty, no '/')`);
+    throw new InvalidArgumentError(`receiveDefaultTenantId: ${JSON.stringify(value)} is not a tenant name (not empty, no '/')`);
   }
   return value;
 }
@@ -119,7 +119,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     compaction: bool('compaction', o.compaction, true),
     walFsyncIntervalMs: duration('walFsyncInterval', o.walFsyncInterval, 1000, 0),
     tenantLabelName,
-    defaultTenantId: defaultTenantId(o.defaultTenantId),
+    receiveDefaultTenantId: tenantName(o.receiveDefaultTenantId),
     httpGraceMs: duration('httpGracePeriod', o.httpGracePeriod, DEFAULT_GRACE_MS, 0),
     grpcGraceMs: duration('grpcGracePeriod', o.grpcGracePeriod, DEFAULT_GRACE_MS, 0),
     grpcMaxRecvBytes: o.grpcMaxRecvBytes === undefined ? DEFAULT_GRPC_MAX_RECV_BYTES : whole('grpcMaxRecvBytes', o.grpcMaxRecvBytes, 1),

@@ -166,7 +166,7 @@ export class Strata {
       const tenant = options.tenant;
       if (tenant !== undefined && typeof tenant !== 'string') throw new InvalidArgumentError('tenant: expected a string');
       const bytes = encodeWriteRequest(series);
-      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || this.#parts.config.defaultTenantId });
+      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || this.#parts.config.receiveDefaultTenantId });
       if (outcome.error !== undefined) {
         const err = publicError(outcome.error);
         err.written = outcome.samples + outcome.histograms;
