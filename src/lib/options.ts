@@ -61,6 +61,13 @@ export interface StrataOptions {
   grpcAddress?: string;
   /** --http-address: serve HTTP here from the start (default: no HTTP listener). */
   httpAddress?: string;
+  /**
+   * --remote-write.address: serve remote write (POST /api/v1/receive and
+   * /api/v1/write) on a listener of its own, as Thanos Receive does; the
+   * HTTP address then serves everything else (default: remote write is
+   * served on the HTTP address). HTTPS with the HTTP listener's TLS files.
+   */
+  remoteWriteAddress?: string;
   /** --label (repeatable): the store's external labels, added to every series read. */
   externalLabels?: LabelsInput;
   /** --replica-label (repeatable): the only labels a Store API client's without_replica_labels may remove (default: any). */

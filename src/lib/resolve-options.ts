@@ -36,6 +36,7 @@ export interface ResolvedOptions {
   dataDir: string;
   grpcAddress?: HostPort;
   httpAddress?: HostPort;
+  remoteWriteAddress?: HostPort;
   /** Sorted by name. */
   externalLabels: Array<[string, string]>;
   replicaLabels: string[];
@@ -67,7 +68,7 @@ export interface ResolvedOptions {
 
 /** Every option Strata.open knows (unknown ones are refused: a typo must not pass unnoticed). */
 export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
-  'dataDir', 'grpcAddress', 'httpAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
+  'dataDir', 'grpcAddress', 'httpAddress', 'remoteWriteAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
   'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'receiveDefaultTenantId',
   'httpGracePeriod', 'grpcGracePeriod', 'grpcMaxRecvBytes',
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
@@ -134,6 +135,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
   };
   if (o.grpcAddress !== undefined) out.grpcAddress = hostPort('grpcAddress', o.grpcAddress);
   if (o.httpAddress !== undefined) out.httpAddress = hostPort('httpAddress', o.httpAddress);
+  if (o.remoteWriteAddress !== undefined) out.remoteWriteAddress = hostPort('remoteWriteAddress', o.remoteWriteAddress);
   const bucket = bucketConfig(o.objstoreConfig, o.objstoreConfigFile);
   if (bucket !== undefined) out.bucket = bucket;
   const grpcTls = tlsFiles('grpcServerTls', o.grpcServerTlsCert, o.grpcServerTlsKey, o.grpcServerTlsClientCa);

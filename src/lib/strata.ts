@@ -92,9 +92,10 @@ export class Strata {
    */
   get listening(): Listening {
     const out: Listening = {};
-    const { grpc, http } = this.#parts;
+    const { grpc, http, remoteWrite } = this.#parts;
     if (grpc !== undefined) out.grpc = bound(grpc.host, grpc.server.port);
     if (http !== undefined) out.http = bound(http.host, http.server.port);
+    if (remoteWrite !== undefined) out.remoteWrite = bound(remoteWrite.host, remoteWrite.server.port);
     return out;
   }
 
