@@ -50,7 +50,7 @@ describe('strata CLI', () => {
     [['serve', '--http-address', '127.0.0.1:70000'], /--http-address: '127.0.0.1:70000'/],
     [['serve', '--data-dir'], /--tsdb.path/],
     [['serve', '--retention', '15days'], /--tsdb.retention: '15days'/],
-    [['serve', '--tsdb.retention', '0s'], /--tsdb.retention: must be longer than 0/],
+    [['serve', '--tsdb.retention', '0s'], /--tsdb.retention: '0s': 0 \(Thanos: keep forever\) is not supported/],
     [['serve', '--data-dir', 'a', '--tsdb.path', 'b'], /--tsdb.path and --data-dir are one flag/],
     [['serve', '--label', 'region="eu'], /--label: 'region="eu'/],
     [['serve', '--log.level', 'verbose'], /--log.level: 'verbose'/],
