@@ -32,10 +32,21 @@ function usageMessage(err: unknown): string | undefined {
   return undefined;
 }
 
+/** strata bench's modes, each with its own --help. */
+const BENCH_MODES: ReadonlySet<string> = new Set(['remote-write', 'store-api', 'compare']);
+
+/** The help a usage error points to: the subcommand's own where there is one. */
+function helpFor(command: string | undefined, rest: string[]): string {
+  if (command === 'serve' || command === 'sidecar') return `strata ${command} --help`;
+  if (command === 'tsdb' && rest[0] === 'check') return 'strata tsdb check --help';
+  if (command === 'bench') return rest[0] !== undefined && BENCH_MODES.has(rest[0]) ? `strata bench ${rest[0]} --help` : 'strata bench --help';
+  return 'strata --help';
+}
+
 /** Runs the CLI with `args` (no node or script name) and returns the exit status. */
 export async function run(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
   try {
-    const [command, ...rest] = args;
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       console.log(help);
       return command === undefined ? EXIT_USAGE : 0;
@@ -79,7 +90,8 @@ export async function run(args: string[]): Promise<number> {
       return EXIT_STARTUP;
     }
     if (message === undefined) throw err;
-    console.error(`strata: ${message} (see strata --help)`);
+    // A message that names its help already (tsdb check's) is not given a second pointer.
+    console.error(`strata: ${message}${message.includes('--help') ? '' : ` (see ${helpFor(command, rest)})`}`);
     return EXIT_USAGE;
   }
 }

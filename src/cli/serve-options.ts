@@ -10,6 +10,9 @@ import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';
 import { parseWriteLimitsFlags, writeLimitsFlags, writeLimitsHelp, type WriteLimitsConfig } from './write-limits-options.js';
 import { parseTsdbFlags, tsdbFlags, tsdbHelp, type TsdbConfig } from './tsdb-options.js';
+import { aliasHelp, renameAliases } from './flag-aliases.js';
+import { parseLabelFlag } from './label-flag.js';
+import { logFlags, logHelp, parseLogFlags, type LogConfig } from './log-options.js';
 
 export type Env = 'development' | 'production';
 
@@ -52,24 +55,59 @@ export interface ServeConfig {
   tsdb: TsdbConfig;
   /** Exemplars kept in the circular exemplar store (--tsdb.max-exemplars); 0: none. */
   maxExemplars: number;
+  /** --log.level and --log.format. */
+  log: LogConfig;
+  /** --receive.default-tenant-id: the tenant of a write or HTTP read naming none. */
+  defaultTenantId: string;
+  /** --http-grace-period, --grpc-grace-period: how long a stop waits for requests and calls in flight (ms). */
+  httpGraceMs: number;
+  grpcGraceMs: number;
+  /** --remote-write.address: remote write's own listener; undefined: on the HTTP address. */
+  remoteWriteAddress?: HostPort;
 }
 
+/** Thanos' grace period flags, shared by serve and sidecar (pkg/extkingpin, cmd/thanos/config.go: default 2m). */
+export const graceFlags = {
+  'http-grace-period': { type: 'string', default: '2m' },
+  'grpc-grace-period': { type: 'string', default: '2m' },
+} as const;
+
+/** Their lines of --help, in Thanos' words. */
+export const graceHelp = `  --http-grace-period DUR   time to wait after an interrupt received for the HTTP server (default 2m)
+  --grpc-grace-period DUR   time to wait after an interrupt received for the gRPC server (default 2m)`;
+
+/** The grace periods parsed (ms; 0: close at once). */
+export function parseGraceFlags(values: { 'http-grace-period': string; 'grpc-grace-period': string }): { httpGraceMs: number; grpcGraceMs: number } {
+  return {
+    httpGraceMs: parseDuration('http-grace-period', values['http-grace-period']),
+    grpcGraceMs: parseDuration('grpc-grace-period', values['grpc-grace-period']),
+  };
+}
+
+/** Strata's earlier names of serve's flags, kept: each stands for Thanos Receive's name. */
+export const serveAliases = {
+  'data-dir': 'tsdb.path',
+  retention: 'tsdb.retention',
+  'retention-size': 'tsdb.max-retention-bytes',
+  'tenant-label-name': 'receive.tenant-label-name',
+} as const;
+
 export const serveOptions = {
-  'data-dir': { type: 'string', default: './data' },
+  'tsdb.path': { type: 'string', default: './data' },
   'grpc-address': { type: 'string', default: '0.0.0.0:10901' },
   'http-address': { type: 'string', default: '0.0.0.0:8080' },
   label: { type: 'string', multiple: true, default: [] as string[] },
   'replica-label': { type: 'string', multiple: true, default: [] as string[] },
   workers: { type: 'string' },
   env: { type: 'string', default: 'production' },
-  retention: { type: 'string', default: '15d' },
-  'retention-size': { type: 'string', default: '0' },
+  'tsdb.retention': { type: 'string', default: '15d' },
+  'tsdb.max-retention-bytes': { type: 'string', default: '0' },
   'disk-reserve': { type: 'string', default: '8MiB' },
   compaction: { type: 'string', default: 'true' },
   'objstore.config': { type: 'string' },
   'objstore.config-file': { type: 'string' },
   'wal-fsync-interval': { type: 'string', default: '1s' },
-  'tenant-label-name': { type: 'string', default: 'tenant_id' },
+  'receive.tenant-label-name': { type: 'string', default: 'tenant_id' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
   'http-max-body-bytes': { type: 'string', default: String(DEFAULT_MAX_BODY_BYTES) },
   'store.limits.request-series': { type: 'string', default: '0' },
@@ -83,29 +121,36 @@ export const serveOptions = {
   ...writeLimitsFlags,
   ...tsdbFlags,
   'tsdb.max-exemplars': { type: 'string', default: String(DEFAULT_MAX_EXEMPLARS) },
+  'receive.default-tenant-id': { type: 'string', default: 'default-tenant' },
+  'remote-write.address': { type: 'string' },
+  ...graceFlags,
+  ...logFlags,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export const serveHelp = `Usage: strata serve [flags]
 
 Flags:
-  --data-dir DIR            where data lives (default ./data)
+  --tsdb.path DIR           where data lives (default ./data)
   --grpc-address HOST:PORT  Store API listen address (default 0.0.0.0:10901)
   --http-address HOST:PORT  HTTP listen address (default 0.0.0.0:8080)
-  --label NAME=VALUE        external label of this store (repeatable)
+  --remote-write.address HOST:PORT  serve remote write (/api/v1/receive, /api/v1/write) on this address of its own,
+                            as Thanos Receive (default: on the HTTP address)
+  --label NAME="VALUE"      external label to announce (repeatable); the value a quoted Go string, as Thanos takes it
+                            (shell: --label 'region="eu-west"')
   --replica-label NAME      only these labels may be removed by without_replica_labels (repeatable;
                             default: every label a request names, as Thanos Receive)
   --workers N               worker threads (default: the number of cores)
   --env ENV                 development or production (default production)
-  --retention DURATION      keep data this far back from the newest sample (default 15d)
-  --retention-size SIZE     delete the oldest blocks while blocks, WAL and head chunks take more (e.g. 50GB; default 0: no limit)
+  --tsdb.retention DURATION keep data this far back from the newest sample (default 15d)
+  --tsdb.max-retention-bytes SIZE  delete the oldest blocks while blocks, WAL and head chunks take more (e.g. 50GB; default 0: no limit)
   --disk-reserve SIZE       space held back on the data directory's filesystem, so that a full disk refuses writes
                             cleanly and they resume by themselves once space is freed (default 8MiB; 0: none)
   --compaction BOOL         compact blocks 2h -> 6h -> 18h ... (default true; false where Thanos' compactor owns them)
   --objstore.config-file FILE  ship each new block to this bucket (Thanos' bucket configuration: FILESYSTEM, S3)
   --objstore.config YAML       the same configuration given inline
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
-  --tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
+  --receive.tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
   --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
   --http-max-body-bytes N   largest remote-write or remote-read body over HTTP (default 33554432, 32 MiB)
   --store.limits.request-series N   most series one Series call may select (default 0: no limit)
@@ -119,19 +164,14 @@ Flags:
 ${writeLimitsHelp}
 ${tsdbHelp}
   --tsdb.max-exemplars N    exemplars kept from remote write, the oldest replaced first (default ${DEFAULT_MAX_EXEMPLARS}; 0 or less: none)
-  -h, --help                show this help`;
+  --receive.default-tenant-id ID  tenant of a write or HTTP read that names none (default default-tenant)
+${graceHelp}
+${logHelp}
+  -h, --help                show this help
+
+${aliasHelp(serveAliases)}`;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-
-/** Parses `host:port`, `[v6]:port` or `:port`. */
-function parseLabel(value: string): [string, string] {
-  const eq = value.indexOf('=');
-  const name = eq < 0 ? value : value.slice(0, eq);
-  if (eq < 0 || !LABEL_NAME.test(name) || eq === value.length - 1) {
-    throw new UsageError(`--label: '${value}' is not NAME=VALUE with a valid label name and a non-empty value`);
-  }
-  return [name, value.slice(eq + 1)];
-}
 
 function parseWorkers(value: string | undefined): number {
   if (value === undefined) return availableParallelism();
@@ -198,36 +238,36 @@ export function positiveDuration(flag: string, value: string): number {
 
 /** Parses the arguments after `serve`. Throws UsageError on any mistake. */
 export function parseServeArgs(args: string[]): ServeConfig | 'help' {
-  const { values, positionals } = parseArgs({ args, options: serveOptions, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args: renameAliases(args, serveAliases), options: serveOptions, strict: true, allowPositionals: true });
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]}'`);
   const env = values.env;
   if (env !== 'development' && env !== 'production') {
     throw new UsageError(`--env: '${env}' is not development or production`);
   }
-  const externalLabels = values.label.map(parseLabel).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const externalLabels = values.label.map(parseLabelFlag).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (let i = 1; i < externalLabels.length; i++) {
     if (externalLabels[i]![0] === externalLabels[i - 1]![0]) throw new UsageError(`--label: '${externalLabels[i]![0]}' given twice`);
   }
   for (const name of values['replica-label']) {
     if (!LABEL_NAME.test(name)) throw new UsageError(`--replica-label: '${name}' is not a valid label name`);
   }
-  if (values['data-dir'] === '') throw new UsageError('--data-dir: must not be empty');
+  if (values['tsdb.path'] === '') throw new UsageError('--tsdb.path: must not be empty');
   return {
-    dataDir: values['data-dir'],
+    dataDir: values['tsdb.path'],
     grpcAddress: parseHostPort('grpc-address', values['grpc-address']),
     httpAddress: parseHostPort('http-address', values['http-address']),
     externalLabels,
     replicaLabels: [...new Set(values['replica-label'])],
     workers: parseWorkers(values.workers),
     env,
-    retentionMs: positiveDuration('retention', values.retention),
-    retentionBytes: parseBytes('retention-size', values['retention-size']),
+    retentionMs: positiveDuration('tsdb.retention', values['tsdb.retention']),
+    retentionBytes: parseBytes('tsdb.max-retention-bytes', values['tsdb.max-retention-bytes']),
     diskReserveBytes: parseBytes('disk-reserve', values['disk-reserve']),
     compaction: parseBool('compaction', values.compaction),
     objstoreConfig: objstoreConfig(values['objstore.config'], values['objstore.config-file']),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
-    tenantLabelName: labelName('tenant-label-name', values['tenant-label-name']),
+    tenantLabelName: labelName('receive.tenant-label-name', values['receive.tenant-label-name']),
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),
     httpMaxBodyBytes: count('http-max-body-bytes', values['http-max-body-bytes'], 1),
     limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),
@@ -237,7 +277,17 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     writeLimits: parseWriteLimitsFlags(values),
     tsdb: parseTsdbFlags(values),
     maxExemplars: maxExemplars(values['tsdb.max-exemplars']),
+    log: parseLogFlags(values, env),
+    defaultTenantId: tenantId(values['receive.default-tenant-id']),
+    ...parseGraceFlags(values),
+    ...(values['remote-write.address'] === undefined ? {} : { remoteWriteAddress: parseHostPort('remote-write.address', values['remote-write.address']) }),
   };
+}
+
+/** --receive.default-tenant-id: a tenant name as Thanos takes one (pkg/tenancy: no '/'), not empty. */
+function tenantId(value: string): string {
+  if (value === '' || value.includes('/')) throw new UsageError(`--receive.default-tenant-id: '${value}' is not a tenant name (not empty, no '/')`);
+  return value;
 }
 
 /** Beyond this the store's columns (about 40 bytes an exemplar) would not fit in memory anyway. */

@@ -36,7 +36,7 @@ const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
  */
 export async function serve(config: ServeConfig): Promise<number> {
   const signal = stopSignal();
-  const log = createLogger(config.env);
+  const log = createLogger(config.log);
   const killAt = Number(process.env[KILL_BEFORE_META_ENV] ?? 0);
   let uploads = 0;
   let store: Awaited<ReturnType<typeof openStrata>>;
@@ -49,11 +49,12 @@ export async function serve(config: ServeConfig): Promise<number> {
   } catch (err) {
     return startupFailed(log, err);
   }
-  const { grpc, http } = store.listening;
+  const { grpc, http, remoteWrite } = store.listening;
   log.info({
     dataDir: store.dataDir,
     grpcAddress: `${config.grpcAddress.host}:${grpc!.port}`,
     httpAddress: `${config.httpAddress.host}:${http!.port}`,
+    ...(remoteWrite === undefined ? {} : { remoteWriteAddress: remoteWrite.address }),
     externalLabels: Object.fromEntries(config.externalLabels),
     replicaLabels: config.replicaLabels,
     workers: config.workers,
@@ -86,6 +87,9 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     compaction: config.compaction,
     walFsyncInterval: config.walFsyncIntervalMs,
     tenantLabelName: config.tenantLabelName,
+    receiveDefaultTenantId: config.defaultTenantId,
+    httpGracePeriod: config.httpGraceMs,
+    grpcGracePeriod: config.grpcGraceMs,
     grpcMaxRecvBytes: config.grpcMaxRecvBytes,
     httpMaxBodyBytes: config.httpMaxBodyBytes,
     storeLimitsRequestSeries: config.limitRequestSeries,
@@ -99,6 +103,7 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     log,
   };
   // The text read when the flags were checked: the store parses that, not a file changed since.
+  if (config.remoteWriteAddress !== undefined) options.remoteWriteAddress = address(config.remoteWriteAddress);
   if (config.objstoreConfig !== undefined) options.objstoreConfig = config.objstoreConfig.text;
   // A file is reloaded when it changes: the store must know its name.
   if (limits.source?.file !== undefined) options.receiveLimitsConfigFile = limits.source.file;

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../config/usage-error.js';
 import { parseHostPort, type HostPort } from '../config/host-port.js';
-import { count, objstoreConfig, positiveDuration, tlsOptions, type Env, type ServeConfig } from './serve-options.js';
+import { logFlags, logHelp, parseLogFlags, type LogConfig } from './log-options.js';
+import { count, graceFlags, graceHelp, objstoreConfig, parseGraceFlags, positiveDuration, tlsOptions, type Env, type ServeConfig } from './serve-options.js';
 
 /** Everything `strata sidecar` is configured with (Thanos sidecar's flag names). */
 export interface SidecarConfig {
@@ -26,6 +27,11 @@ export interface SidecarConfig {
   limitRequestSeries: number;
   limitRequestSamples: number;
   grpcTls: ServeConfig['grpcTls'];
+  /** --log.level and --log.format. */
+  log: LogConfig;
+  /** --http-grace-period, --grpc-grace-period: how long a stop waits for requests and calls in flight (ms). */
+  httpGraceMs: number;
+  grpcGraceMs: number;
 }
 
 const sidecarOptions = {
@@ -47,6 +53,8 @@ const sidecarOptions = {
   'grpc-server-tls-cert': { type: 'string' },
   'grpc-server-tls-key': { type: 'string' },
   'grpc-server-tls-client-ca': { type: 'string' },
+  ...graceFlags,
+  ...logFlags,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -76,6 +84,8 @@ Flags:
   --grpc-server-tls-cert FILE       serve gRPC over TLS with this certificate (PEM)
   --grpc-server-tls-key FILE        ... and this private key (PEM)
   --grpc-server-tls-client-ca FILE  require client certificates signed by this CA (mutual TLS)
+${graceHelp}
+${logHelp}
   -h, --help                        show this help`;
 
 /** Parses the arguments after `sidecar`. Throws UsageError on any mistake. */
@@ -109,5 +119,7 @@ export function parseSidecarArgs(args: string[]): SidecarConfig | 'help' {
     limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),
     limitRequestSamples: count('store.limits.request-samples', values['store.limits.request-samples'], 0),
     grpcTls: tlsOptions(values['grpc-server-tls-cert'], values['grpc-server-tls-key'], values['grpc-server-tls-client-ca']),
+    log: parseLogFlags(values, env),
+    ...parseGraceFlags(values),
   };
 }

@@ -42,7 +42,7 @@ const EXIT_PROMETHEUS = 1;
  * Prometheus; the Store API keeps serving the blocks while it does not.
  */
 export async function sidecar(config: SidecarConfig): Promise<number> {
-  const log = createLogger(config.env);
+  const log = createLogger(config.log);
   try {
     return await runSidecar(config, log);
   } catch (err) {
@@ -198,7 +198,7 @@ async function runSidecar(config: SidecarConfig, log: Logger): Promise<number> {
   peer.stop();
   watcher?.close();
   clearInterval(refreshTimer);
-  await Promise.all([http.close(), grpc.close()]);
+  await Promise.all([http.close(config.httpGraceMs), grpc.close(config.grpcGraceMs)]);
   await shipper?.stop();
   log.info('stopped');
   return 0;

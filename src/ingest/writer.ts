@@ -39,6 +39,8 @@ export interface WriteOutcome {
 export interface WriterOptions {
   /** --tenant-label-name: the label every series gets its tenant in. */
   tenantLabel: string;
+  /** --receive.default-tenant-id: the tenant of a write that names none (default 'default-tenant'). */
+  defaultTenant?: string;
   /** The write limits to apply (none when absent). */
   limits?: WriteAdmission;
 }
@@ -115,7 +117,7 @@ export class Writer {
     const limits = this.opts.limits;
     if (limits === undefined) return this.take(bytes, opts, undefined);
     // Over gRPC the tenant is in the message: read it only to name a refused write's tenant.
-    limits.enter(() => opts.tenant ?? writeRequestTenant(bytes));
+    limits.enter(() => opts.tenant ?? writeRequestTenant(bytes, this.opts.defaultTenant));
     try {
       return await this.take(bytes, opts, limits);
     } finally {
@@ -126,7 +128,7 @@ export class Writer {
   private async take(bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
     const db = this.db;
     const { snappy, size: given, ...rest } = opts;
-    const parseOpts = { ...rest, tenantLabel: this.opts.tenantLabel };
+    const parseOpts = { ...rest, tenantLabel: this.opts.tenantLabel, ...(this.opts.defaultTenant === undefined ? {} : { defaultTenant: this.opts.defaultTenant }) };
     // The pool may take the bytes' buffer: measure them first.
     const size = given ?? bytes.length;
     if (limits !== undefined && opts.tenant !== undefined) {

@@ -61,6 +61,13 @@ export interface StrataOptions {
   grpcAddress?: string;
   /** --http-address: serve HTTP here from the start (default: no HTTP listener). */
   httpAddress?: string;
+  /**
+   * --remote-write.address: serve remote write (POST /api/v1/receive and
+   * /api/v1/write) on a listener of its own, as Thanos Receive does; the
+   * HTTP address then serves everything else (default: remote write is
+   * served on the HTTP address). HTTPS with the HTTP listener's TLS files.
+   */
+  remoteWriteAddress?: string;
   /** --label (repeatable): the store's external labels, added to every series read. */
   externalLabels?: LabelsInput;
   /** --replica-label (repeatable): the only labels a Store API client's without_replica_labels may remove (default: any). */
@@ -93,6 +100,20 @@ export interface StrataOptions {
   walFsyncInterval?: Duration;
   /** --tenant-label-name: the label carrying each series' tenant (default `tenant_id`). */
   tenantLabelName?: string;
+  /**
+   * --receive.default-tenant-id: the tenant of a write or HTTP read that
+   * names none (no THANOS-TENANT header, no tenant in a gRPC write, no
+   * `tenant` given to append) (default `default-tenant`, as Thanos Receive).
+   */
+  receiveDefaultTenantId?: string;
+  /**
+   * --http-grace-period: on close, how long HTTP requests in flight may
+   * take before the listener closes under them (default 10s; 0: at once).
+   * `strata serve` defaults to Thanos' 2m.
+   */
+  httpGracePeriod?: Duration;
+  /** --grpc-grace-period: the same for gRPC calls in flight (default 10s; 0: at once). */
+  grpcGracePeriod?: Duration;
   /** --grpc-max-recv-bytes: largest gRPC request taken (default 64 MiB). */
   grpcMaxRecvBytes?: number;
   /** --http-max-body-bytes: largest remote-write or remote-read body over HTTP (default 32 MiB). */

@@ -5,7 +5,8 @@
  * Start-up: the worker pool, the write limits, metrics and the HTTP
  * routes; the HTTP listener when asked for (GET /-/healthy answers 200
  * from here on; /-/ready, remote write and read, the label API and any
- * path not yet routed answer 503); then the storage engine (DATA/wal,
+ * path not yet routed answer 503), and remote write's own listener when
+ * asked for (--remote-write.address); then the storage engine (DATA/wal,
  * DATA/chunks_head; it takes DATA/lock and replays the write-ahead log)
  * and the shipper; the Store API over gRPC when asked for; with HTTP, the
  * record store (DATA/records) and the JSON resources on it; then ready.
@@ -23,7 +24,7 @@ import type { HostPort } from '../config/host-port.js';
 import { threadCodec } from '../chunkenc/index.js';
 import { Db } from '../db/db.js';
 import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
-import { notReady, Readiness, registerPrometheusRoutes } from '../http/prometheus/index.js';
+import { notReady, Readiness, registerPrometheusRoutes, remoteWriteRoutes, type PrometheusRoutesOptions } from '../http/prometheus/index.js';
 import { metricsRoute } from '../http/metrics-route.js';
 import { StrataMetrics } from '../metrics/index.js';
 import { openBucket } from '../objstore/index.js';
@@ -66,6 +67,8 @@ export interface Parts {
   readonly router: Router;
   readonly shipper: Shipper | undefined;
   http: { server: HttpServer; host: string } | undefined;
+  /** Remote write's own listener (--remote-write.address), when asked for. */
+  remoteWrite: { server: HttpServer; host: string } | undefined;
   grpc: { server: RunningGrpcServer; host: string } | undefined;
   records: RecordStore | undefined;
 }
@@ -88,19 +91,27 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   metrics.watchWriteLimits(limits);
   const router = new Router();
   router.add(metricsRoute(metrics));
-  registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
-  });
+  const routes: PrometheusRoutesOptions = {
+    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
+    remoteWrite: config.remoteWriteAddress === undefined,
+  };
+  registerPrometheusRoutes(router, routes);
   let http: Parts['http'];
-  if (config.httpAddress !== undefined) {
-    try {
+  let remoteWrite: Parts['remoteWrite'];
+  try {
+    if (config.httpAddress !== undefined) {
       http = { server: await startHttp(config, config.httpAddress, router, metrics, readiness), host: config.httpAddress.host };
-    } catch (err) {
-      await limits.stop();
-      await pool.close();
-      throw failed(err, 'listen-http');
+      log.info({ httpAddress: `${http.host}:${http.server.port}` }, 'HTTP listening; opening the storage engine');
     }
-    log.info({ httpAddress: `${http.host}:${http.server.port}` }, 'HTTP listening; opening the storage engine');
+    if (config.remoteWriteAddress !== undefined) {
+      remoteWrite = { server: await startRemoteWrite(config, config.remoteWriteAddress, routes, metrics), host: config.remoteWriteAddress.host };
+      log.info({ remoteWriteAddress: `${remoteWrite.host}:${remoteWrite.server.port}` }, 'remote write listening');
+    }
+  } catch (err) {
+    await http?.server.close(0);
+    await limits.stop();
+    await pool.close();
+    throw failed(err, 'listen-http');
   }
 
   let db: Db | undefined;
@@ -144,7 +155,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       log,
     });
     await shipper?.start();
-    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, limits: limits.limiter });
+    writer = new Writer(db, pool, { tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, limits: limits.limiter });
     metrics.watchDb(db);
     metrics.watchWriter(writer);
     if (config.grpcAddress !== undefined) {
@@ -156,6 +167,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   } catch (err) {
     // Start-up failed: release what was opened so that the process can exit.
     await http?.server.close(0);
+    await remoteWrite?.server.close(0);
     await grpc?.server.close(0);
     await records?.close();
     await shipper?.stop();
@@ -165,7 +177,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
     throw failed(err, stage);
   }
   readiness.markReady(db, writer);
-  return { config, db, writer, pool, limits, metrics, readiness, router, shipper, http, grpc, records };
+  return { config, db, writer, pool, limits, metrics, readiness, router, shipper, http, remoteWrite, grpc, records };
 }
 
 /** Starts the gRPC listener on `at` (Store API, WriteableStore, Info, Exemplars, Metadata, health, reflection). */
@@ -202,6 +214,17 @@ export async function openResources(config: ResolvedOptions, router: Router): Pr
 }
 
 /**
+ * Starts remote write's own listener on `at`, as Thanos Receive's
+ * --remote-write.address: the remote-write routes alone, answering 503
+ * until the engine is open as they do on the HTTP listener.
+ */
+function startRemoteWrite(config: ResolvedOptions, at: HostPort, routes: PrometheusRoutesOptions, metrics: StrataMetrics): Promise<HttpServer> {
+  const router = new Router();
+  for (const route of remoteWriteRoutes(routes)) router.add(route);
+  return startHttp(config, at, router, metrics, routes.readiness);
+}
+
+/**
  * Starts listeners on a running store: gRPC on `grpcAt`, HTTP on `httpAt`
  * (the record store and the JSON resources first, when HTTP was not
  * started with the store). The caller checked that neither runs yet.
@@ -226,10 +249,15 @@ export async function listenOn(parts: Parts, grpcAt: HostPort | undefined, httpA
   }
 }
 
-/** Stops the parts gracefully, in the order the file comment gives. */
+/**
+ * Stops the parts gracefully, in the order the file comment gives: each
+ * listener waits up to its grace period (--http-grace-period,
+ * --grpc-grace-period) for requests and calls in flight, then closes.
+ */
 export async function stopParts(parts: Parts): Promise<void> {
   parts.readiness.markStopping();
-  await Promise.all([parts.http?.server.close(), parts.grpc?.server.close()]);
+  const { httpGraceMs, grpcGraceMs } = parts.config;
+  await Promise.all([parts.http?.server.close(httpGraceMs), parts.remoteWrite?.server.close(httpGraceMs), parts.grpc?.server.close(grpcGraceMs)]);
   await parts.records?.close();
   await parts.shipper?.stop();
   await parts.db.close();

@@ -16,7 +16,7 @@ import { parseModelDuration } from '../config/duration.js';
 import { DEFAULT_MAX_EXEMPLARS, DEFAULT_RESERVE_BYTES, DEFAULT_RETENTION_MS } from '../db/options.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
-import { DEFAULT_TENANT_LABEL } from '../ingest/parse/index.js';
+import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL } from '../ingest/parse/index.js';
 import { loadLimitsFile, loadLimitsText, type WriteLimitsOptions } from '../ingest/limits/index.js';
 import { InvalidArgumentError } from './errors.js';
 import { labelPairs } from './labels.js';
@@ -36,6 +36,7 @@ export interface ResolvedOptions {
   dataDir: string;
   grpcAddress?: HostPort;
   httpAddress?: HostPort;
+  remoteWriteAddress?: HostPort;
   /** Sorted by name. */
   externalLabels: Array<[string, string]>;
   replicaLabels: string[];
@@ -48,6 +49,10 @@ export interface ResolvedOptions {
   bucket?: BucketConfig;
   walFsyncIntervalMs: number;
   tenantLabelName: string;
+  receiveDefaultTenantId: string;
+  /** How long a close waits for HTTP requests and gRPC calls in flight (ms). */
+  httpGraceMs: number;
+  grpcGraceMs: number;
   grpcMaxRecvBytes: number;
   httpMaxBodyBytes: number;
   limitRequestSeries: number;
@@ -63,8 +68,9 @@ export interface ResolvedOptions {
 
 /** Every option Strata.open knows (unknown ones are refused: a typo must not pass unnoticed). */
 export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
-  'dataDir', 'grpcAddress', 'httpAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
-  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'grpcMaxRecvBytes',
+  'dataDir', 'grpcAddress', 'httpAddress', 'remoteWriteAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
+  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'receiveDefaultTenantId',
+  'httpGracePeriod', 'grpcGracePeriod', 'grpcMaxRecvBytes',
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
   'receiveLimitsConfig', 'receiveLimitsConfigReloadTimer', 'receiveHeapLimitRatio', 'receiveMemoryLimit',
@@ -75,6 +81,20 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /** As --tsdb.max-exemplars: beyond this the exemplar columns would not fit in memory anyway. */
 const MAX_EXEMPLARS = 100_000_000;
 const DEFAULT_GRPC_MAX_RECV_BYTES = 64 * 1024 * 1024;
+/** How long a library user's close waits for requests in flight: what the listeners waited before the option existed. */
+const DEFAULT_GRACE_MS = 10_000;
+
+/**
+ * A tenant name as Thanos takes one (pkg/tenancy IsTenantValid: equal to
+ * its own path.Base, so without '/'), and not empty: it names a tenant.
+ */
+function tenantName(value: unknown): string {
+  if (value === undefined) return DEFAULT_TENANT;
+  if (typeof value !== 'string' || value === '' || value.includes('/')) {
+    throw new InvalidArgumentError(`receiveDefaultTenantId: ${JSON.stringify(value)} is not a tenant name (not empty, no '/')`);
+  }
+  return value;
+}
 
 /** Checks `options`; throws InvalidArgumentError naming the first option that is wrong. */
 export function resolveOptions(options: StrataOptions): ResolvedOptions {
@@ -100,6 +120,9 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     compaction: bool('compaction', o.compaction, true),
     walFsyncIntervalMs: duration('walFsyncInterval', o.walFsyncInterval, 1000, 0),
     tenantLabelName,
+    receiveDefaultTenantId: tenantName(o.receiveDefaultTenantId),
+    httpGraceMs: duration('httpGracePeriod', o.httpGracePeriod, DEFAULT_GRACE_MS, 0),
+    grpcGraceMs: duration('grpcGracePeriod', o.grpcGracePeriod, DEFAULT_GRACE_MS, 0),
     grpcMaxRecvBytes: o.grpcMaxRecvBytes === undefined ? DEFAULT_GRPC_MAX_RECV_BYTES : whole('grpcMaxRecvBytes', o.grpcMaxRecvBytes, 1),
     httpMaxBodyBytes: o.httpMaxBodyBytes === undefined ? DEFAULT_MAX_BODY_BYTES : whole('httpMaxBodyBytes', o.httpMaxBodyBytes, 1),
     limitRequestSeries: o.storeLimitsRequestSeries === undefined ? 0 : whole('storeLimitsRequestSeries', o.storeLimitsRequestSeries, 0),
@@ -112,6 +135,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
   };
   if (o.grpcAddress !== undefined) out.grpcAddress = hostPort('grpcAddress', o.grpcAddress);
   if (o.httpAddress !== undefined) out.httpAddress = hostPort('httpAddress', o.httpAddress);
+  if (o.remoteWriteAddress !== undefined) out.remoteWriteAddress = hostPort('remoteWriteAddress', o.remoteWriteAddress);
   const bucket = bucketConfig(o.objstoreConfig, o.objstoreConfigFile);
   if (bucket !== undefined) out.bucket = bucket;
   const grpcTls = tlsFiles('grpcServerTls', o.grpcServerTlsCert, o.grpcServerTlsKey, o.grpcServerTlsClientCa);

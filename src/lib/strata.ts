@@ -3,7 +3,6 @@
  * is a thin layer over it (src/cli/serve.ts): both start the same parts in
  * the same order (parts.ts) from the same options (options.ts).
  */
-import { DEFAULT_TENANT } from '../ingest/parse/index.js';
 import { instantiateHeadWasm } from '../wasm/head.js';
 import { EngineSource } from '../store/engine-source.js';
 import { ExternalLabels } from '../store/external-labels.js';
@@ -93,9 +92,10 @@ export class Strata {
    */
   get listening(): Listening {
     const out: Listening = {};
-    const { grpc, http } = this.#parts;
+    const { grpc, http, remoteWrite } = this.#parts;
     if (grpc !== undefined) out.grpc = bound(grpc.host, grpc.server.port);
     if (http !== undefined) out.http = bound(http.host, http.server.port);
+    if (remoteWrite !== undefined) out.remoteWrite = bound(remoteWrite.host, remoteWrite.server.port);
     return out;
   }
 
@@ -167,7 +167,7 @@ export class Strata {
       const tenant = options.tenant;
       if (tenant !== undefined && typeof tenant !== 'string') throw new InvalidArgumentError('tenant: expected a string');
       const bytes = encodeWriteRequest(series);
-      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || DEFAULT_TENANT });
+      const outcome = await this.#parts.writer.write(bytes, { dialect: 'prometheus', tenant: tenant || this.#parts.config.receiveDefaultTenantId });
       if (outcome.error !== undefined) {
         const err = publicError(outcome.error);
         err.written = outcome.samples + outcome.histograms;

@@ -252,8 +252,10 @@ export interface BoundAddress {
 export interface Listening {
   /** The Store API, WriteableStore, Info, Exemplars and Metadata over gRPC. */
   grpc?: BoundAddress;
-  /** Remote write and read, the Prometheus label API, probes, /metrics and the JSON resources. */
+  /** Remote write (unless it has its own listener) and read, the Prometheus label API, probes, /metrics and the JSON resources. */
   http?: BoundAddress;
+  /** Remote write, when it has a listener of its own (remoteWriteAddress). */
+  remoteWrite?: BoundAddress;
 }
 
 /**

@@ -27,7 +27,9 @@ describe('strata CLI', () => {
     assert.match(top.stdout, /strata serve/);
     const serve = strata('serve', '--help');
     assert.equal(serve.status, 0);
-    for (const flag of ['--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--retention', '--wal-fsync-interval', '--tsdb.max-exemplars',
+    for (const flag of ['--tsdb.path', '--data-dir', '--grpc-address', '--http-address', '--label', '--replica-label', '--workers', '--env', '--tsdb.retention', '--retention', '--tsdb.max-retention-bytes', '--retention-size',
+      '--receive.tenant-label-name', '--tenant-label-name', '--receive.default-tenant-id', '--remote-write.address',
+      '--http-grace-period', '--grpc-grace-period', '--log.level', '--log.format', '--wal-fsync-interval', '--tsdb.max-exemplars',
       '--tsdb.out-of-order.time-window', '--tsdb.too-far-in-future.time-window']) {
       assert.ok(serve.stdout.includes(flag), `serve --help lists ${flag}`);
     }
@@ -42,13 +44,19 @@ describe('strata CLI', () => {
     [['serve', '--env', 'staging'], /--env: 'staging'/],
     [['serve', '--label', 'region'], /--label: 'region'/],
     [['serve', '--label', '1x=a'], /--label: '1x=a'/],
-    [['serve', '--label', 'a=1', '--label', 'a=2'], /--label: 'a' given twice/],
+    [['serve', '--label', 'a="1"', '--label', 'a="2"'], /--label: 'a' given twice/],
     [['serve', '--replica-label', 'bad-name'], /--replica-label: 'bad-name'/],
     [['serve', '--grpc-address', 'localhost'], /--grpc-address: 'localhost'/],
     [['serve', '--http-address', '127.0.0.1:70000'], /--http-address: '127.0.0.1:70000'/],
-    [['serve', '--data-dir'], /--data-dir/],
-    [['serve', '--retention', '15days'], /--retention: '15days'/],
-    [['serve', '--retention', '0s'], /--retention: must be longer than 0/],
+    [['serve', '--data-dir'], /--tsdb.path/],
+    [['serve', '--retention', '15days'], /--tsdb.retention: '15days'/],
+    [['serve', '--tsdb.retention', '0s'], /--tsdb.retention: '0s': 0 \(Thanos: keep forever\) is not supported/],
+    [['serve', '--data-dir', 'a', '--tsdb.path', 'b'], /--tsdb.path and --data-dir are one flag/],
+    [['serve', '--label', 'region="eu'], /--label: 'region="eu'/],
+    [['serve', '--log.level', 'verbose'], /--log.level: 'verbose'/],
+    [['serve', '--log.format', 'text'], /--log.format: 'text'/],
+    [['serve', '--http-grace-period', 'soon'], /--http-grace-period: 'soon'/],
+    [['serve', '--remote-write.address', 'nowhere'], /--remote-write.address: 'nowhere'/],
     [['serve', '--wal-fsync-interval', '1.5s'], /--wal-fsync-interval: '1.5s'/],
     [['serve', '--tsdb.max-exemplars', 'lots'], /--tsdb.max-exemplars: 'lots'/],
     [['serve', '--tsdb.out-of-order.time-window', '4 hours'], /--tsdb.out-of-order.time-window: '4 hours'/],
@@ -61,13 +69,22 @@ describe('strata CLI', () => {
       assert.equal(r.status, 2);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, names);
+      // Each command's mistakes point to its own help.
+      const help = args[0] === 'serve' ? 'strata serve --help' : 'strata --help';
+      assert.ok(r.stderr.includes(`(see ${help})`), r.stderr);
     });
   }
+
+  test('sidecar mistakes point to strata sidecar --help', () => {
+    const r = strata('sidecar', '--log.level', 'loud');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--log\.level: 'loud'.*\(see strata sidecar --help\)/);
+  });
 
   test('serve starts on its flags and stops with status 0 on SIGTERM', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'strata-cli-')), 'data');
     const child = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--workers', '1',
-      '--label', 'region=eu-west', '--replica-label', 'replica', '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0']);
+      '--label', 'region="eu-west"', '--replica-label', 'replica', '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', '--log.format', 'json']);
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
     const deadline = Date.now() + 20_000;

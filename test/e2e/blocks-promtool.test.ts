@@ -1,7 +1,7 @@
 /**
  * Blocks Strata cuts from its head, read by Prometheus 2.42's own tools.
  *
- * `strata serve --label region=eu-west` takes 200 series over HTTP remote
+ * `strata serve --label 'region="eu-west"'` takes 200 series over HTTP remote
  * write (snappy protobuf): gauges with integer values, floats with NaN,
  * ±Inf and -0, churned series that live a few hours and end with a stale
  * marker, stale markers in the middle of some gauges; unicode, quotes,
@@ -129,7 +129,7 @@ describe('promtool and prometheus read the blocks strata serve cuts', { timeout:
 
   before(async () => {
     const dataDir = join(tempDir(), 'data');
-    strata = await serveStrata(dataDir, ['--label', 'region=eu-west']);
+    strata = await serveStrata(dataDir, ['--label', 'region="eu-west"']);
     const started = Date.now();
     const requests = await writeInTimeOrder(strata.base, written, T0, END, 10 * 60_000);
     const wroteMs = Date.now() - started;

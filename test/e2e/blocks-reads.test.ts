@@ -184,7 +184,7 @@ function remember(key: string, value: unknown, phase: string): void {
 before(async () => {
   dataDir = join(mkdtempSync(join(tmpdir(), 'strata-e2e-reads-')), 'data');
   temps.push(dataDir);
-  strata = await serveStrata(dataDir, ['--label', 'region=eu-west']);
+  strata = await serveStrata(dataDir, ['--label', 'region="eu-west"']);
   client = new StoreClient(strata.grpcAddress);
 });
 
@@ -258,7 +258,7 @@ describe('reads across blocks and head', { timeout: 120_000 }, () => {
         const stopped = await strata.proc.stop();
         assert.deepEqual(stopped, { code: 0, signal: null }, 'SIGTERM stops cleanly');
         client.close();
-        strata = await serveStrata(dataDir, ['--label', 'region=eu-west']);
+        strata = await serveStrata(dataDir, ['--label', 'region="eu-west"']);
         client = new StoreClient(strata.grpcAddress);
         const headSeries = written.filter((w) => w.samples.some((x) => x.t >= BLOCKS_END)).length;
         const r = strata.recovered;

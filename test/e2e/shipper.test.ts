@@ -54,7 +54,7 @@ test('serve ships its blocks; kill -9 at random moments leaves each block in the
   const data = join(root, 'data');
   const bucket = join(root, 'bucket');
   mkdirSync(bucket, { recursive: true });
-  const args = ['--label', 'region=eu-west', '--objstore.config', `type: FILESYSTEM\nconfig:\n  directory: ${bucket}\n`];
+  const args = ['--label', 'region="eu-west"', '--objstore.config', `type: FILESYSTEM\nconfig:\n  directory: ${bucket}\n`];
   const next = rng(5);
   // First, a crash in the middle of an upload, on purpose: the process
   // kills itself once the second block's data is in the bucket and its

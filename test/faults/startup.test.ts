@@ -25,9 +25,9 @@ const dataDir = (): string => join(tmp, `data-${n++}`);
 
 /** Runs `strata serve` expected to fail at start: its status and its error lines. */
 function failing(args: string[]): { status: number | null; errors: Array<{ msg: string; err?: { code?: string } }>; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, 'serve', '--workers', '1', ...args], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [bin, 'serve', '--workers', '1', '--log.format=json', ...args], { encoding: 'utf8', timeout: 30_000 });
   const lines = r.stderr.split('\n').filter((l) => l !== '');
-  const errors = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string; err?: { code?: string } }).filter((l) => l.level >= 50);
+  const errors = lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string; err?: { code?: string } }).filter((l) => l.level === 'error');
   return { status: r.status, errors, stderr: r.stderr };
 }
 
@@ -107,13 +107,13 @@ describe('npm start', () => {
       let err = '';
       npm.stderr!.on('data', (b: Buffer) => { err += b.toString(); });
       const deadline = Date.now() + 30_000;
-      while (!err.includes('"msg":"strata started"') && Date.now() < deadline && npm.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-      assert.match(err, /"msg":"strata started"/);
+      while (!err.includes('msg="strata started"') && Date.now() < deadline && npm.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      assert.match(err, /msg="strata started"/);
       assert.equal(serversOn(dir), 1);
       npm.kill(signal);
       const status = await exited(npm);
       assert.equal(status.code, 0, err);
-      assert.match(err, /"msg":"stopped"/);
+      assert.match(err, /level=info msg=stopped/);
       // The server process is gone...
       assert.equal(serversOn(dir), 0);
       // ...and the next start on the same data directory takes it.

@@ -126,7 +126,7 @@ describe('HTTPS', { skip }, () => {
 /** `strata serve` with `flags`, expected to fail at once: its exit status and stderr. */
 function failingServe(flags: string[]): { status: number | null; stderr: string } {
   const dataDir = join(certDir, 'data');
-  const r = spawnSync(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1', ...flags], {
+  const r = spawnSync(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1', '--log.format=json', ...flags], {
     encoding: 'utf8', timeout: 30_000,
   });
   return { status: r.status, stderr: r.stderr };
@@ -170,7 +170,7 @@ describe('HTTPS flag errors', { skip }, () => {
       assert.equal(r.status, 1, r.stderr);
       // One error line in the logger's format, no stack: the cause, named.
       assert.doesNotMatch(r.stderr, /\n\s+at /);
-      const errors = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
+      const errors = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === 'error');
       assert.equal(errors.length, 1, r.stderr);
       assert.match(errors[0]!.msg, /^start-up failed: /);
       assert.match(errors[0]!.msg, message());

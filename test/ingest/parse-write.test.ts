@@ -10,6 +10,7 @@ import {
   batchBytes,
   bitsOf, decodeBatch, decodeHistogramBatch, histogram, parse, prometheusRequest, rawSeries, requestOf, series, thanosRequest,
 } from './support.js';
+import { writeRequestTenant } from '../../src/ingest/parse/parse-write.js';
 
 const STALE = 0x7ff0000000000002n;
 
@@ -152,6 +153,14 @@ describe('parseWriteRequest: tenants', () => {
     assert.equal(parse(thanosRequest(one, 'field'), { tenant: 'header' }).tenant, 'header');
     assert.equal(parse(thanosRequest(one, 'field'), { tenant: '' }).tenant, 'field');
     assert.equal(parse(thanosRequest(one), { tenant: '' }).tenant, 'default-tenant');
+  });
+
+  test('defaultTenant (--receive.default-tenant-id) stands in for default-tenant where no tenant is named', () => {
+    assert.equal(parse(thanosRequest(one), { defaultTenant: 'team-z' }).tenant, 'team-z');
+    assert.deepEqual(tenantLabelOf(thanosRequest(one, ''), { defaultTenant: 'team-z' }), ['a', '1', 'tenant_id', 'team-z']);
+    assert.equal(parse(thanosRequest(one, 'field'), { defaultTenant: 'team-z' }).tenant, 'field');
+    assert.equal(parse(prometheusRequest(one), { dialect: 'prometheus', defaultTenant: 'team-z' }).tenant, 'team-z');
+    assert.equal(writeRequestTenant(thanosRequest(one), 'team-z'), 'team-z');
   });
 
   test('the prometheus dialect has no tenant field: the option or default-tenant', () => {

@@ -17,11 +17,18 @@ import { OPTION_NAMES, resolveOptions } from '../../src/lib/resolve-options.js';
 const dir = mkdtempSync(join(tmpdir(), 'strata-options-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Flags whose option is not their plain camelCase: repeatable flags take a plural, and --label says what it labels. */
-const RENAMED: Record<string, string> = { label: 'externalLabels', 'replica-label': 'replicaLabels' };
+/**
+ * Flags whose option is not their plain camelCase: repeatable flags take a
+ * plural, --label says what it labels, Thanos' names keep the options'
+ * older names, and the log flags make the logger the `log` option is.
+ */
+const RENAMED: Record<string, string> = {
+  label: 'externalLabels', 'replica-label': 'replicaLabels', 'tsdb.path': 'dataDir', 'tsdb.retention': 'retention',
+  'tsdb.max-retention-bytes': 'retentionSize', 'receive.tenant-label-name': 'tenantLabelName', 'log.level': 'log', 'log.format': 'log',
+};
 const camel = (flag: string): string => flag.replace(/[.-]([a-z])/g, (_, c: string) => c.toUpperCase());
 
-test('every serve flag has its option, and every option but log its flag', () => {
+test('every serve flag has its option, and every option its flag', () => {
   const fromFlags = new Set<string>();
   for (const flag of Object.keys(serveFlags)) {
     if (flag === 'help') continue;
@@ -29,7 +36,7 @@ test('every serve flag has its option, and every option but log its flag', () =>
     assert.ok(OPTION_NAMES.has(option), `--${flag} has no option ${option}`);
     fromFlags.add(option);
   }
-  assert.deepEqual([...OPTION_NAMES].filter((o) => !fromFlags.has(o)), ['log']);
+  assert.deepEqual([...OPTION_NAMES].filter((o) => !fromFlags.has(o)), []);
 });
 
 test('the CLI\'s parsed flags pass through the options unchanged', () => {
@@ -43,7 +50,7 @@ test('the CLI\'s parsed flags pass through the options unchanged', () => {
   const key = file('key.pem', 'x');
   const config = parseServeArgs([
     '--data-dir', join(dir, 'data'), '--grpc-address', '[::1]:10901', '--http-address', ':8080',
-    '--label', 'region=eu', '--label', 'cluster=a', '--replica-label', 'replica', '--workers', '3', '--env', 'development',
+    '--label', 'region="eu"', '--label', 'cluster="a"', '--replica-label', 'replica', '--workers', '3', '--env', 'development',
     '--retention', '2d', '--retention-size', '10GB', '--compaction', 'false', '--wal-fsync-interval', '0s',
     '--objstore.config', `type: FILESYSTEM\nconfig:\n  directory: ${join(dir, 'bucket')}\n`,
     '--tenant-label-name', 'tenant', '--grpc-max-recv-bytes', '1000', '--http-max-body-bytes', '2000',
@@ -51,8 +58,9 @@ test('the CLI\'s parsed flags pass through the options unchanged', () => {
     '--grpc-server-tls-cert', cert, '--grpc-server-tls-key', key, '--http-server-tls-cert', cert, '--http-server-tls-key', key, '--http-server-tls-client-ca', cert,
     '--receive.limits-config-file', limits, '--receive.limits-config-reload-timer', '5s', '--receive.heap-limit-ratio', '0.5', '--receive.memory-limit', '1GB',
     '--tsdb.out-of-order.time-window', '1h', '--tsdb.too-far-in-future.time-window', '5m', '--tsdb.max-exemplars', '7',
+    '--receive.default-tenant-id', 'team-z', '--http-grace-period', '30s', '--grpc-grace-period', '0s', '--remote-write.address', '127.0.0.1:19291',
   ]) as ServeConfig;
-  const r = resolveOptions(serveOptions(config, createLogger('production')));
+  const r = resolveOptions(serveOptions(config, createLogger({ level: 'info', format: 'json' })));
   assert.equal(r.dataDir, resolve(config.dataDir));
   assert.deepEqual(r.grpcAddress, config.grpcAddress);
   assert.deepEqual(r.httpAddress, config.httpAddress);
@@ -62,6 +70,8 @@ test('the CLI\'s parsed flags pass through the options unchanged', () => {
   assert.deepEqual(r.grpcTls, config.grpcTls);
   assert.deepEqual(r.httpTls, config.httpTls);
   assert.deepEqual(r.writeLimits, config.writeLimits);
+  assert.deepEqual(r.remoteWriteAddress, config.remoteWriteAddress);
+  assert.deepEqual([r.receiveDefaultTenantId, r.httpGraceMs, r.grpcGraceMs], ['team-z', 30_000, 0]);
   assert.deepEqual(
     [r.workers, r.env, r.retentionMs, r.retentionBytes, r.compaction, r.walFsyncIntervalMs, r.tenantLabelName, r.grpcMaxRecvBytes, r.httpMaxBodyBytes,
       r.limitRequestSeries, r.limitRequestSamples, r.outOfOrderWindowMs, r.tooFarInFutureMs, r.maxExemplars],

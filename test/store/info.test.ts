@@ -12,7 +12,7 @@ let strata: StrataGrpc;
 let client: StoreClient;
 
 before(async () => {
-  strata = await startStrata({ args: ['--label', 'region=eu-west'] });
+  strata = await startStrata({ args: ['--label', 'region="eu-west"'] });
   client = new StoreClient(strata.grpcAddress);
 });
 

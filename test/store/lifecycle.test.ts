@@ -11,7 +11,7 @@ import { assertSamplesEqual, decodeSeries, seriesOf, show, shown, writtenSamples
 import { removeTempDirs, startStrata, stopAll, type StrataGrpc } from './support/strata-grpc.js';
 import { encodeWriteRequest, samplesOf, type WriteSample } from './support/write-request.js';
 
-const ARGS = ['--label', 'region=eu-west'];
+const ARGS = ['--label', 'region="eu-west"'];
 /** Big enough (~2 MiB of chunks) that the answer cannot sit in socket buffers while the client pauses. */
 const N = 200_000;
 

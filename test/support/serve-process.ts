@@ -46,7 +46,7 @@ export function exited(child: ChildProcess): Promise<ExitStatus> {
 /** Spawns `strata serve --data-dir DIR` on free 127.0.0.1 ports with one worker, then `args`. */
 export function spawnServe(options: { dataDir: string; args?: string[]; env?: Record<string, string> }): ServeProcess {
   const args = [
-    'serve', '--data-dir', options.dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1',
+    'serve', '--data-dir', options.dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1', '--log.format=json',
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });

@@ -24,9 +24,9 @@ import { badParameter, parseTime } from './api-time.js';
 import { FORM_BODY_LIMIT, parameters } from './labels-api.js';
 import type { Readiness } from './readiness.js';
 import { parseSelector, SelectorError } from '../../index/selector.js';
-import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel } from './tenant.js';
+import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel, type DefaultTenantDeps } from './tenant.js';
 
-export interface ExemplarsApiDeps {
+export interface ExemplarsApiDeps extends DefaultTenantDeps {
   readiness: Readiness;
   /** --tenant-label-name. */
   tenantLabel: string;
@@ -73,7 +73,7 @@ export function exemplarsApiRoutes(deps: ExemplarsApiDeps): RouteSpec[] {
       if (err instanceof SelectorError || err instanceof InvalidMatcherError) throw badParameter('query', `${err.message} (a series selector, such as rpc_seconds_bucket{job="api"})`);
       throw err;
     }
-    const scope = { label: tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER]) };
+    const scope = { label: tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER], deps.defaultTenant) };
     const scoped = scopedMatchers(matchers, scope);
     const db = readiness.db();
     if (scoped === undefined) return success('[]');

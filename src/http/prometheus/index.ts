@@ -27,6 +27,7 @@ export { Readiness } from './readiness.js';
 export { notReady, probeRoutes, type ReadinessState } from './probes.js';
 export { parseSelector, SelectorError } from '../../index/selector.js';
 export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
+export { remoteWriteRoutes } from './remote-write.js';
 
 export interface PrometheusRoutesOptions {
   readiness: Readiness;
@@ -35,6 +36,10 @@ export interface PrometheusRoutesOptions {
   tenantLabel: string;
   /** --http-max-body-bytes: the largest remote-write or remote-read body. */
   maxBodyBytes: number;
+  /** --receive.default-tenant-id: the tenant of a request without THANOS-TENANT (default 'default-tenant'). */
+  defaultTenant?: string;
+  /** false: remote write has a listener of its own (--remote-write.address), given remoteWriteRoutes (default true). */
+  remoteWrite?: boolean;
   log: Logger;
 }
 
@@ -42,7 +47,7 @@ export interface PrometheusRoutesOptions {
 export function registerPrometheusRoutes(router: Router, opts: PrometheusRoutesOptions): void {
   const routes = [
     ...probeRoutes(opts.readiness),
-    ...remoteWriteRoutes(opts),
+    ...(opts.remoteWrite === false ? [] : remoteWriteRoutes(opts)),
     remoteReadRoute(opts),
     ...labelsApiRoutes(opts),
     ...exemplarsApiRoutes(opts),

@@ -18,9 +18,9 @@ import { apiHandler, success } from './api-reply.js';
 import { badParameter, parseLimit, parseTime } from './api-time.js';
 import type { Readiness } from './readiness.js';
 import { parseSelector, SelectorError } from '../../index/selector.js';
-import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel, type TenantScope } from './tenant.js';
+import { scopedMatchers, TENANT_HEADER, tenantOf, withoutLabel, type TenantScope, type DefaultTenantDeps } from './tenant.js';
 
-export interface LabelsApiDeps {
+export interface LabelsApiDeps extends DefaultTenantDeps {
   readiness: Readiness;
   /** --tenant-label-name. */
   tenantLabel: string;
@@ -70,8 +70,8 @@ function readQuery(params: URLSearchParams): ApiQuery {
   };
 }
 
-function scopeOf(ctx: RequestContext, tenantLabel: string): TenantScope {
-  return { label: tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER]) };
+function scopeOf(ctx: RequestContext, deps: LabelsApiDeps): TenantScope {
+  return { label: deps.tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER], deps.defaultTenant) };
 }
 
 /** The matcher lists to run: one per selector, scoped; the tenant alone when there is no selector. */
@@ -160,21 +160,21 @@ export function labelsApiRoutes(deps: LabelsApiDeps): RouteSpec[] {
 
   const labelsHandler = apiHandler((ctx) => {
     const q = readQuery(parameters(ctx));
-    const { items, warnings } = limited(labelNames(readiness.db(), q, scopeOf(ctx, tenantLabel)), q.limit);
+    const { items, warnings } = limited(labelNames(readiness.db(), q, scopeOf(ctx, deps)), q.limit);
     return success(JSON.stringify(items), warnings);
   }, log);
 
   const valuesHandler = apiHandler((ctx) => {
     const name = unescapeLabelName(ctx.params[0]!);
     const q = readQuery(parameters(ctx));
-    const { items, warnings } = limited(labelValues(readiness.db(), name, q, scopeOf(ctx, tenantLabel)), q.limit);
+    const { items, warnings } = limited(labelValues(readiness.db(), name, q, scopeOf(ctx, deps)), q.limit);
     return success(JSON.stringify(items), warnings);
   }, log);
 
   const seriesHandler = apiHandler((ctx) => {
     const q = readQuery(parameters(ctx));
     if (q.selectors === undefined) throw new SelectorError('no match[] parameter provided');
-    const { items, warnings } = limited(series(readiness.db(), q, scopeOf(ctx, tenantLabel)), q.limit);
+    const { items, warnings } = limited(series(readiness.db(), q, scopeOf(ctx, deps)), q.limit);
     return success(`[${items.map(labelsJson).join(',')}]`, warnings);
   }, log);
 

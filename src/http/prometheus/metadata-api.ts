@@ -18,9 +18,9 @@ import { apiHandler, success } from './api-reply.js';
 import { parameters } from './labels-api.js';
 import type { Readiness } from './readiness.js';
 import { SelectorError } from '../../index/selector.js';
-import { TENANT_HEADER, tenantOf } from './tenant.js';
+import { TENANT_HEADER, tenantOf, type DefaultTenantDeps } from './tenant.js';
 
-export interface MetadataApiDeps {
+export interface MetadataApiDeps extends DefaultTenantDeps {
   readiness: Readiness;
   log: Logger;
 }
@@ -42,7 +42,7 @@ export function metadataApiRoutes(deps: MetadataApiDeps): RouteSpec[] {
     const perMetric = intParam(params, 'limit_per_metric');
     const metric = params.get('metric') ?? '';
     const families = readiness.db().metadata.byFamily({
-      tenant: tenantOf(ctx.headers[TENANT_HEADER]),
+      tenant: tenantOf(ctx.headers[TENANT_HEADER], deps.defaultTenant),
       ...(metric === '' ? {} : { metric }),
       limit,
     });

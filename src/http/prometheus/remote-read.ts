@@ -29,9 +29,9 @@ import { countSamples, planSamples } from './read-samples.js';
 import { selectQuery, type QuerySelection } from './read-select.js';
 import type { Readiness } from './readiness.js';
 import { MAX_DECOMPRESSION_RATIO } from './remote-write.js';
-import { TENANT_HEADER, tenantOf, type TenantScope } from './tenant.js';
+import { TENANT_HEADER, tenantOf, type TenantScope, type DefaultTenantDeps } from './tenant.js';
 
-export interface RemoteReadDeps {
+export interface RemoteReadDeps extends DefaultTenantDeps {
   readiness: Readiness;
   pool: CodecPool;
   /** --tenant-label-name. */
@@ -92,7 +92,7 @@ export function remoteReadRoute(deps: RemoteReadDeps): RouteSpec {
     deps.readiness.db(); // 503 before reading anything while not ready
     const request = await decodeRequest(ctx.body as Uint8Array, maxDecodedBytes);
     const type = responseType(request.acceptedResponseTypes);
-    const scope: TenantScope = { label: deps.tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER]) };
+    const scope: TenantScope = { label: deps.tenantLabel, tenant: tenantOf(ctx.headers[TENANT_HEADER], deps.defaultTenant) };
     // After the await: the engine may have closed meanwhile.
     const db = deps.readiness.db();
     let selections: QuerySelection[];

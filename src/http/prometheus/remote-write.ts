@@ -27,10 +27,10 @@ import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
 import { asProblem } from './problems.js';
 import type { Readiness } from './readiness.js';
-import { TENANT_HEADER, tenantOf } from './tenant.js';
+import { TENANT_HEADER, tenantOf, type DefaultTenantDeps } from './tenant.js';
 
 /** What the remote-write routes need: writes go through the Writer the readiness holds. */
-export interface RemoteWriteDeps {
+export interface RemoteWriteDeps extends DefaultTenantDeps {
   readiness: Readiness;
   /** --http-max-body-bytes: the largest body read. */
   maxBodyBytes: number;
@@ -115,7 +115,7 @@ export function remoteWriteRoutes(deps: RemoteWriteDeps): RouteSpec[] {
     try {
       outcome = await writer.write(ctx.body as Uint8Array, {
         dialect,
-        tenant: tenantOf(ctx.headers[TENANT_HEADER]),
+        tenant: tenantOf(ctx.headers[TENANT_HEADER], deps.defaultTenant),
         snappy: { maxDecodedBytes },
       });
     } catch (err) {

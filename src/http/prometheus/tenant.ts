@@ -1,6 +1,7 @@
 /**
  * Tenants on the Prometheus-facing routes (WIRE.md "Tenants"): the
- * THANOS-TENANT header picks the tenant, the default one when absent or
+ * THANOS-TENANT header picks the tenant, the default one (Thanos'
+ * --receive.default-tenant-id) when absent or
  * empty; reads see only that tenant's series and answer them exactly as
  * they were written, without the tenant label the store keeps on each.
  */
@@ -11,9 +12,15 @@ import { DEFAULT_TENANT } from '../../ingest/parse/parsed-write.js';
 /** The request header naming the tenant (lower case, as routes list headers). */
 export const TENANT_HEADER = 'thanos-tenant';
 
-/** The tenant of a request, by its THANOS-TENANT header value ('' when absent). */
-export function tenantOf(header: string | undefined): string {
-  return header === undefined || header === '' ? DEFAULT_TENANT : header;
+/** What a route needs to know of the tenant a request without THANOS-TENANT falls to. */
+export interface DefaultTenantDeps {
+  /** --receive.default-tenant-id (default 'default-tenant', as Thanos Receive). */
+  defaultTenant?: string;
+}
+
+/** The tenant of a request, by its THANOS-TENANT header value: `fallback` when absent or empty. */
+export function tenantOf(header: string | undefined, fallback: string = DEFAULT_TENANT): string {
+  return header === undefined || header === '' ? fallback : header;
 }
 
 /** One request's view of the store: the tenant label's name and the tenant. */

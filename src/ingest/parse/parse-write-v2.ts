@@ -96,7 +96,7 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
     }
   }
   if (symbols.n > 0 && symbols.a[1] !== 0) throw malformedRequest(symbols.a[0]!, 'symbols[0] must be the empty string');
-  const tenant = opts.tenant === undefined || opts.tenant === '' ? DEFAULT_TENANT : opts.tenant;
+  const tenant = opts.tenant === undefined || opts.tenant === '' ? opts.defaultTenant ?? DEFAULT_TENANT : opts.tenant;
 
   const builders = takeRequestBuilders(wasm);
   const { samples, histograms, exemplars } = builders;

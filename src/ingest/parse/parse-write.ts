@@ -66,27 +66,27 @@ function readHead(r: WireReader, dialect: ParseWriteOptions['dialect']): Request
   return head;
 }
 
-function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefined): string {
+function tenantOf(r: WireReader, head: RequestHead, fromOutside: string | undefined, fallback: string): string {
   if (fromOutside !== undefined && fromOutside !== '') return fromOutside;
-  if (head.tenantLen === 0) return DEFAULT_TENANT;
+  if (head.tenantLen === 0) return fallback;
   const bad = invalidUtf8At(r.buf, head.tenantAt, head.tenantAt + head.tenantLen);
   if (bad >= 0) throw malformedRequest(bad, 'tenant is not valid UTF-8');
   return strictDecoder.decode(r.buf.subarray(head.tenantAt, head.tenantAt + head.tenantLen));
 }
 
 /**
- * The tenant a thanos.WriteRequest names (its field 2), 'default-tenant'
+ * The tenant a thanos.WriteRequest names (its field 2), `fallback`
  * when it names none or the bytes are not a valid message. A walk over
  * the top-level fields only, for naming the tenant of a write refused
  * before it is parsed (a refusal's metrics); not for the write path.
  */
-export function writeRequestTenant(bytes: Uint8Array): string {
+export function writeRequestTenant(bytes: Uint8Array, fallback: string = DEFAULT_TENANT): string {
   const r = new WireReader(bytes);
   try {
-    return tenantOf(r, readHead(r, 'thanos'), undefined);
+    return tenantOf(r, readHead(r, 'thanos'), undefined, fallback);
   } catch {
     // Not a valid message: the parse that follows refuses it.
-    return DEFAULT_TENANT;
+    return fallback;
   }
 }
 
@@ -118,7 +118,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
   if (opts.dialect !== 'thanos' && opts.dialect !== 'prometheus') throw badParseOption(`unknown dialect ${JSON.stringify(opts.dialect)}`);
   const r = new WireReader(bytes);
   const head = readHead(r, opts.dialect);
-  const tenant = tenantOf(r, head, opts.tenant);
+  const tenant = tenantOf(r, head, opts.tenant, opts.defaultTenant ?? DEFAULT_TENANT);
 
   const builders = takeRequestBuilders(wasm);
   const { samples, histograms, exemplars } = builders;

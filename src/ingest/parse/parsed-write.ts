@@ -25,9 +25,11 @@ export interface ParseWriteOptions {
   /**
    * Tenant from outside the message (the HTTP THANOS-TENANT header). When
    * undefined or empty: the thanos tenant field; when that is empty or
-   * absent too: 'default-tenant'.
+   * absent too: `defaultTenant`.
    */
   tenant?: string;
+  /** The tenant of a write that names none (--receive.default-tenant-id; default 'default-tenant'). */
+  defaultTenant?: string;
 }
 
 /** What a remote-write request held, the valid part as an append batch. */

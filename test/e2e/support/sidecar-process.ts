@@ -114,7 +114,7 @@ export interface Sidecar extends SidecarRun {
 export function spawnSidecar(prom: Prom, args: readonly string[]): SidecarRun {
   const child = track(spawn(process.execPath, [
     bin, 'sidecar', '--prometheus.url', prom.base, '--tsdb.path', prom.data,
-    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', ...args,
+    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', '--log.format=json', ...args,
   ], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -146,9 +146,9 @@ export async function exitWithin(run: SidecarRun, ms: number): Promise<ExitStatu
   return status;
 }
 
-/** The error lines (pino level 50) a process logged, parsed. */
+/** The error lines a process logged, parsed (--log.format=json). */
 export function errorLines(run: SidecarRun): Array<Record<string, unknown>> {
-  return run.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 50);
+  return run.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 'error');
 }
 
 /** The text of the sidecar's /metrics. */

@@ -62,7 +62,7 @@ let strata: Served;
 let grpcAddress: string;
 
 before(async () => {
-  strata = await serve({ args: ['--label', 'region=eu-west'] });
+  strata = await serve({ args: ['--label', 'region="eu-west"'] });
   grpcAddress = (await strata.started()).grpcAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:');
   await write(strata.base, {
     series: [

@@ -130,7 +130,7 @@ export const grpcStrata: StoreFactory = {
   kind: ENGINE_KIND,
   async open(config) {
     const args = [
-      ...Object.entries(config.externalLabels ?? {}).flatMap(([n, v]) => ['--label', `${n}=${v}`]),
+      ...Object.entries(config.externalLabels ?? {}).flatMap(([n, v]) => ['--label', `${n}=${JSON.stringify(v)}`]),
       ...(config.replicaLabels ?? []).flatMap((n) => ['--replica-label', n]),
       ...(config.seriesLimit === undefined ? [] : ['--store.limits.request-series', String(config.seriesLimit)]),
       ...(config.samplesLimit === undefined ? [] : ['--store.limits.request-samples', String(config.samplesLimit)]),

@@ -47,7 +47,7 @@ export function removeTempDirs(): void {
 export interface StartOptions {
   /** The data directory; a new temporary one by default. */
   dataDir?: string;
-  /** Extra `serve` flags, e.g. ['--label', 'region=eu', '--replica-label', 'replica']. */
+  /** Extra `serve` flags, e.g. ['--label', 'region="eu"', '--replica-label', 'replica']. */
   args?: string[];
 }
 
