@@ -101,7 +101,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
     }
   };
   const wal = await Wal.open(
-    { dir: join(dir, 'wal'), segmentBytes: opts.walSegmentBytes, fsyncIntervalMs: opts.walFsyncIntervalMs, log },
+    { dir: join(dir, 'wal'), segmentBytes: opts.walSegmentBytes, fsyncIntervalMs: opts.walFsyncIntervalMs, log, replayProgress: opts.walReplayProgress },
     (type, payload, segment) => {
       records++;
       if (segment < firstSegment) firstSegment = segment;

@@ -34,6 +34,7 @@ import { ExternalLabels } from '../store/external-labels.js';
 import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.js';
 import { startWriteLimits, type RunningWriteLimits } from '../ingest/limits/index.js';
 import { Writer } from '../ingest/writer.js';
+import { ReplayProgress } from '../wal/index.js';
 import type { Stage } from './error-map.js';
 import { asPino } from './logger.js';
 import type { ResolvedOptions } from './resolve-options.js';
@@ -125,8 +126,11 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       metrics.watchShipper(shipper);
     }
     const ship = shipper;
+    const walReplayProgress = new ReplayProgress();
+    metrics.watchWalReplay(walReplayProgress);
     db = await Db.open({
       dataDir: config.dataDir,
+      walReplayProgress,
       retentionMs: config.retentionMs,
       retentionBytes: config.retentionBytes,
       reserveBytes: config.diskReserveBytes,
