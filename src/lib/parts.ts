@@ -87,6 +87,9 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   metrics.watchPool(pool);
   const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);
   metrics.watchWriteLimits(limits);
+  // Watched before HTTP listens: the replay's progress is readable while the engine opens.
+  const walReplayProgress = new ReplayProgress();
+  metrics.watchWalReplay(walReplayProgress);
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
@@ -126,8 +129,6 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       metrics.watchShipper(shipper);
     }
     const ship = shipper;
-    const walReplayProgress = new ReplayProgress();
-    metrics.watchWalReplay(walReplayProgress);
     db = await Db.open({
       dataDir: config.dataDir,
       walReplayProgress,

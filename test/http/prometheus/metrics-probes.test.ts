@@ -60,7 +60,7 @@ describe('start-up: HTTP first, ready once the engine is open and both servers l
     assertProblem(await call(b, 'GET', '/api/v1/tasks'), 503);
     const starting = await scrape(b);
     assert.equal(value(starting, 'strata_ready'), 0);
-    assert.equal(value(starting, 'strata_wal_replay_segments'), 0, 'the replay\'s progress is readable before the engine is open');
+    assert.equal(value(starting, 'strata_wal_replay_segments_total'), 0, 'the replay\'s progress is readable before the engine is open');
     assert.equal(value(starting, 'strata_wal_replay_segments_done'), 0);
     assert.ok(!strata.stderr().includes('strata started'), 'still starting: the checks above ran in the not-ready phase');
 
@@ -81,7 +81,7 @@ describe('start-up: HTTP first, ready once the engine is open and both servers l
     const second = await serve({ dataDir: first.dataDir });
     await second.started();
     const text = await scrape(second.base);
-    const total = value(text, 'strata_wal_replay_segments')!;
+    const total = value(text, 'strata_wal_replay_segments_total')!;
     assert.ok(total >= 1, `the WAL left by the first run is replayed (${total} files)`);
     assert.equal(value(text, 'strata_wal_replay_segments_done'), total);
     assert.match(second.stderr(), /"msg":"replaying the WAL, this may take a while"/);
