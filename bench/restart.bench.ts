@@ -18,18 +18,28 @@
 // 127.0.0.1 only; every wait is bounded; every child is stopped on exit.
 // Env: BENCH_SERIES (1000000), BENCH_SAMPLES (6), BENCH_RUNS (3),
 // BENCH_STOPS (term,kill: the modes to run), BENCH_NODE_ARGS (extra node
-// flags for the server, e.g. --cpu-prof --cpu-prof-dir=DIR),
-// BENCH_KEEP (1: keep the data directories, printed).
+// flags for the server after bin/strata.js' own, e.g. --cpu-prof
+// --cpu-prof-dir=DIR),
+// BENCH_KEEP (1: keep the data directories, printed), BENCH_STRATA_ROOT
+// (the build to run: a directory with bin/strata.js and dist/; default
+// this checkout). To keep a build: copy bin/, dist/, build/, proto/,
+// package.json and native/mmap/build/ into a directory, and link
+// node_modules there.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, startChild, stopAll, type Child } from './compare/processes.js';
 import { rssSplit } from './compare/proc.js';
+import { SERVER_NODE_FLAGS } from '../src/config/node-flags.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const bin = join(root, 'bin', 'strata.js');
+// Another build of Strata (a directory holding bin/ and dist/) can be
+// measured instead of this one's: a before/after pair, or a build kept
+// still while this checkout is rebuilt.
+const strataRoot = process.env.BENCH_STRATA_ROOT ?? root;
+const bin = join(strataRoot, 'bin', 'strata.js');
 
 function envNumber(name: string, fallback: number): number {
   const v = process.env[name];
@@ -62,7 +72,7 @@ interface Server {
 async function spawnServer(dataDir: string): Promise<Server> {
   const http = await freePort();
   const grpc = await freePort();
-  const args = [...NODE_ARGS, bin, 'serve', '--data-dir', dataDir, '--http-address', `127.0.0.1:${http}`, '--grpc-address', `127.0.0.1:${grpc}`];
+  const args = [...SERVER_NODE_FLAGS, ...NODE_ARGS, bin, 'serve', '--data-dir', dataDir, '--http-address', `127.0.0.1:${http}`, '--grpc-address', `127.0.0.1:${grpc}`];
   const spawnedAt = performance.now();
   const child = startChild('strata', process.execPath, args, { cwd: root });
   return { child, base: `http://127.0.0.1:${http}`, spawnedAt };
@@ -169,11 +179,11 @@ async function scenario(mode: string): Promise<void> {
 }
 
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
-console.log(`bench:restart — ${new Date().toISOString()}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}${NODE_ARGS.length > 0 ? `, server node flags ${NODE_ARGS.join(' ')}` : ''}`);
+console.log(`bench:restart — ${new Date().toISOString()}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadavg()[0]!.toFixed(1)}, Node ${process.version}${NODE_ARGS.length > 0 ? `, server node flags ${NODE_ARGS.join(' ')}` : ''}`);
 try {
   for (const mode of STOPS) await scenario(mode);
 } finally {
   await stopAll();
 }
 // The server's own package.json version, for the record.
-console.log(`\nstrata ${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}`);
+console.log(`\nstrata ${(JSON.parse(readFileSync(join(strataRoot, 'package.json'), 'utf8')) as { version: string }).version} at ${strataRoot === root ? 'this checkout' : strataRoot}`);
