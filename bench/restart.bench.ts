@@ -114,10 +114,13 @@ async function stopServer(s: Server, mode: string): Promise<number> {
 async function load(s: Server): Promise<void> {
   const args = [bin, 'bench', 'remote-write', '--url', `${s.base}/api/v1/write`, '--series', String(SERIES), '--samples-per-series', String(SAMPLES), '--series-per-request', '2000', '--concurrency', '4'];
   const c = startChild('remote-write', process.execPath, args, { cwd: root });
+  // The timer is cleared once the load ends: a pending one would keep this process alive.
+  const timeout = new AbortController();
   const code = await Promise.race([
     new Promise<number | null>((resolve) => c.process.once('exit', (n) => resolve(n))),
-    sleep(LOAD_TIMEOUT_MS).then(() => 'timeout' as const),
+    sleep(LOAD_TIMEOUT_MS, undefined, { signal: timeout.signal }).then(() => 'timeout' as const, () => 'aborted' as const),
   ]);
+  timeout.abort();
   if (code !== 0) {
     await c.stop(5000);
     throw new Error(`strata bench remote-write ended with ${code}:\n${c.output()}`);
