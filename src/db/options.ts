@@ -1,4 +1,5 @@
 import type { BlockMeta } from '../blocks/types.js';
+import type { ReplayProgress } from '../wal/index.js';
 
 /** The log calls the engine makes; a pino logger fits. */
 export interface DbLog {
@@ -67,6 +68,8 @@ export interface DbOptions {
    * the CLI keep DEFAULT_RESERVE_BYTES).
    */
   reserveBytes?: number;
+  /** Kept up to date while the WAL is replayed at open (segments done / total), for a progress metric read before the engine is open. */
+  walReplayProgress?: ReplayProgress;
   log?: DbLog;
 }
 

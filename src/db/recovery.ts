@@ -10,6 +10,7 @@ import { OooReplay } from '../head/ooo-replay.js';
 import type { DbLog, DbOptions } from './options.js';
 import { QUARANTINE_DIR } from './options.js';
 import { checkpointBefore } from './checkpoint.js';
+import { PendingChunks } from './pending-chunks.js';
 import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.js';
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
@@ -61,7 +62,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const started = Date.now();
   const blocks = await BlockSet.open(join(dir, 'blocks'), log, join(dir, QUARANTINE_DIR));
   const floor = blocks.end;
-  const pending = new Map<number, number[]>();
+  const pending = new PendingChunks();
   let inBlocks = 0;
   let maxChunkId = 0;
   const chunks = ChunkSegments.open(
@@ -72,11 +73,10 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
         inBlocks++;
         return;
       }
-      let list = pending.get(id);
-      if (list === undefined) pending.set(id, (list = []));
-      list.push(ref, minT, maxT);
+      pending.add(id, ref, minT, maxT);
     },
   );
+  pending.group();
   let firstSegment = Infinity;
   let records = 0;
   const ooo = new OooReplay(head);
@@ -94,14 +94,11 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const onSeries = (id: number, bytes: Uint8Array): void => {
     const s = head.createFromBytes(id, bytes);
     if (s === undefined) return;
-    const list = pending.get(id);
-    if (list !== undefined) {
-      restoreChunks(head, chunks, s, list);
-      pending.delete(id);
-    }
+    const list = pending.take(id);
+    if (list !== undefined) restoreChunks(head, chunks, s, list);
   };
   const wal = await Wal.open(
-    { dir: join(dir, 'wal'), segmentBytes: opts.walSegmentBytes, fsyncIntervalMs: opts.walFsyncIntervalMs, log },
+    { dir: join(dir, 'wal'), segmentBytes: opts.walSegmentBytes, fsyncIntervalMs: opts.walFsyncIntervalMs, log, replayProgress: opts.walReplayProgress },
     (type, payload, segment) => {
       records++;
       if (segment < firstSegment) firstSegment = segment;
@@ -121,7 +118,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
     },
   );
   // Chunks of series no WAL record names belong to series retention dropped.
-  const orphans = pending.size;
+  const orphans = pending.untaken();
   // A series record whose samples never reached the WAL (a crash between the
   // two writes, or every sample rejected), or whose data blocks now hold,
   // leaves a series without data.

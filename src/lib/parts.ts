@@ -35,6 +35,7 @@ import { ExternalLabels } from '../store/external-labels.js';
 import { startGrpcServer, type RunningGrpcServer } from '../grpc/server.js';
 import { startWriteLimits, type RunningWriteLimits } from '../ingest/limits/index.js';
 import { Writer } from '../ingest/writer.js';
+import { ReplayProgress } from '../wal/index.js';
 import type { Stage } from './error-map.js';
 import { asPino } from './logger.js';
 import type { ResolvedOptions } from './resolve-options.js';
@@ -89,6 +90,9 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   metrics.watchPool(pool);
   const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);
   metrics.watchWriteLimits(limits);
+  // Watched before HTTP listens: the replay's progress is readable while the engine opens.
+  const walReplayProgress = new ReplayProgress();
+  metrics.watchWalReplay(walReplayProgress);
   const router = new Router();
   router.add(metricsRoute(metrics));
   const routes: PrometheusRoutesOptions = {
@@ -138,6 +142,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
     const ship = shipper;
     db = await Db.open({
       dataDir: config.dataDir,
+      walReplayProgress,
       retentionMs: config.retentionMs,
       retentionBytes: config.retentionBytes,
       reserveBytes: config.diskReserveBytes,

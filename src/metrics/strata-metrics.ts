@@ -39,6 +39,12 @@ export interface WriteLimitsSource {
   readonly reloads: ReloadCounters | undefined;
 }
 
+/** How far the WAL replay at start has got (src/wal's ReplayProgress). */
+export interface WalReplaySource {
+  readonly segmentsTotal: number;
+  readonly segmentsDone: number;
+}
+
 /** A sidecar's view of its Prometheus. */
 export interface SidecarStateSource {
   readonly prometheusUp: boolean;
@@ -80,6 +86,7 @@ export class StrataMetrics {
   private shipper: ShipperSource | undefined;
   private sidecar: SidecarStateSource | undefined;
   private limits: WriteLimitsSource | undefined;
+  private walReplay: WalReplaySource | undefined;
   private readonly http = new RequestStats(['route', 'method']);
   private readonly grpc = new RequestStats(['method']);
 
@@ -125,6 +132,10 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}head_blocks_written_total`, 'Blocks cut from the head since start.', 'counter', fromDb((db) => one(db.counters.headBlocks)));
     registerSampled(r, `${PREFIX}compactions_total`, 'Block compactions done since start.', 'counter', fromDb((db) => one(db.counters.compactions)));
     registerSampled(r, `${PREFIX}wal_corruptions_total`, 'Damaged stretches of the write-ahead log skipped by the replay at start (logged with file and offset); only their records are lost (Prometheus\' prometheus_tsdb_wal_corruptions_total).', 'counter', fromDb((db) => one(db.walDamage)));
+    // Read while the engine opens (HTTP answers before), so not through fromDb.
+    const fromReplay = (read: (p: WalReplaySource) => MetricValue[]) => () => (this.walReplay === undefined ? [] : read(this.walReplay));
+    registerSampled(r, `${PREFIX}wal_replay_segments_total`, 'WAL files the replay at start reads: the newest checkpoint (counted as one) and the segments after it. 0 until the WAL directory is listed.', 'gauge', fromReplay((p) => one(p.segmentsTotal)));
+    registerSampled(r, `${PREFIX}wal_replay_segments_done`, 'Of strata_wal_replay_segments_total, the files replayed so far (equal once the replay is done; the log says "WAL segment loaded" for each).', 'gauge', fromReplay((p) => one(p.segmentsDone)));
     registerSampled(r, `${PREFIX}blocks_quarantined`, 'Blocks in DATA/quarantine: moved aside at start because they could not be opened (named in the log); the rest is served. Inspect them with strata tsdb check, then delete them or restore them from the bucket.', 'gauge', fromDb((db) => one(db.quarantinedBlocks)));
     registerSampled(r, `${PREFIX}head_chunks_corruptions_total`, 'Damaged stretches of the head chunk files skipped at start (logged with file and offset); only their chunks are lost.', 'counter', fromDb((db) => one(db.chunkFileDamage)));
     registerSampled(r, `${PREFIX}storage_writable`, '1 while the engine stores writes, 0 while a full or failing disk makes it refuse them (503; /-/ready says why). It goes back to 1 by itself once the disk takes writes again.', 'gauge', fromDb((db) => one(db.writeRefusal === undefined ? 1 : 0)));
@@ -178,6 +189,11 @@ export class StrataMetrics {
   /** The engine's counters and sizes are reported from now on. */
   watchDb(db: Db): void {
     this.db = db;
+  }
+
+  /** The WAL replay's progress is reported from now on (watch it before the engine opens). */
+  watchWalReplay(progress: WalReplaySource): void {
+    this.walReplay = progress;
   }
 
   /** The Writer's series cache is reported from now on. */

@@ -9,6 +9,7 @@ export type { WalLog, WalOptions } from './options.js';
 export { DEFAULT_FSYNC_INTERVAL_MS, DEFAULT_SEGMENT_BYTES } from './options.js';
 export type { WalPayload, WalRecord } from './record-input.js';
 export type { ReplaySink } from './replay.js';
+export { ReplayProgress } from './replay-progress.js';
 export { WalCorruptionError, WalError } from './errors.js';
 export type { WalErrorReason } from './errors.js';
 export { MAX_PAYLOAD_BYTES, MAX_RECORD_TYPE, MIN_RECORD_TYPE } from './format.js';

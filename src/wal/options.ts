@@ -1,4 +1,5 @@
 import { badOptions } from './errors.js';
+import type { ReplayProgress } from './replay-progress.js';
 
 /** The log calls the WAL makes; a pino logger fits. */
 export interface WalLog {
@@ -25,6 +26,8 @@ export interface WalOptions {
   fsyncIntervalMs?: number;
   /** Where torn tails, clean-ups and fsync failures are reported. Default: nowhere. */
   log?: WalLog;
+  /** Updated as the replay at open reads each file (for a progress metric). Default: kept nowhere. */
+  replayProgress?: ReplayProgress;
 }
 
 /**
@@ -55,6 +58,7 @@ export interface ResolvedWalOptions {
   segmentBytes: number;
   fsyncIntervalMs: number;
   log: WalLog;
+  replayProgress: ReplayProgress | undefined;
 }
 
 /** Options with defaults filled in; throws a WalError on a value out of range. */
@@ -68,5 +72,5 @@ export function resolveWalOptions(o: WalOptions): ResolvedWalOptions {
     throw badOptions(`fsyncIntervalMs must be an integer >= 0, got ${fsyncIntervalMs}`);
   }
   if (typeof o.dir !== 'string' || o.dir === '') throw badOptions('dir must be a non-empty path');
-  return { dir: o.dir, segmentBytes, fsyncIntervalMs, log: o.log ?? silent };
+  return { dir: o.dir, segmentBytes, fsyncIntervalMs, log: o.log ?? silent, replayProgress: o.replayProgress };
 }

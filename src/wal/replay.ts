@@ -11,6 +11,7 @@ import { listWalDir } from './dir.js';
 import { FILE_HEADER_BYTES, KIND_CHECKPOINT, KIND_SEGMENT, checkpointName, segmentName } from './format.js';
 import { fileHeaderProblem } from './frame.js';
 import type { WalLog } from './options.js';
+import { ReplayProgress } from './replay-progress.js';
 import { nextRecordAfter, scanRecords } from './scan.js';
 
 /**
@@ -175,10 +176,23 @@ async function replaySegment(
  * checkpoint's records, then every later segment's, each file in order.
  * Damage a torn write cannot explain is skipped and listed (`damaged`).
  * With `readOnly` nothing is changed (no torn tail cut, no leftover removed):
- * what `strata tsdb check` reads.
+ * what `strata tsdb check` reads. `progress` is kept up to date as each
+ * file ends, and a line per file is logged as Prometheus logs its replay
+ * ("WAL segment loaded" segment=N maxSegment=M); it is marked finished
+ * whether the replay succeeds or throws.
  */
-export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink, opts: { readOnly?: boolean } = {}): Promise<ReplayResult> {
-  const readOnly = opts.readOnly === true;
+export async function replayWalDir(
+  dir: string, log: WalLog, sink: ReplaySink, opts: { readOnly?: boolean; progress?: ReplayProgress } = {},
+): Promise<ReplayResult> {
+  const progress = opts.progress ?? new ReplayProgress();
+  try {
+    return await replayFiles(dir, log, sink, opts.readOnly === true, progress);
+  } finally {
+    progress.finished = true;
+  }
+}
+
+async function replayFiles(dir: string, log: WalLog, sink: ReplaySink, readOnly: boolean, progress: ReplayProgress): Promise<ReplayResult> {
   if (!readOnly) await mkdir(dir, { recursive: true });
   const listing = await listWalDir(dir);
   if (listing.others.length > 0) log.warn({ dir, files: listing.others }, 'unexpected files in the WAL directory, left alone');
@@ -207,14 +221,29 @@ export async function replayWalDir(dir: string, log: WalLog, sink: ReplaySink, o
     expected = n + 1;
   }
 
+  const maxSegment = live.at(-1) ?? -1;
+  progress.segmentsTotal = (ckpt === undefined ? 0 : 1) + live.length;
+  if (progress.segmentsTotal > 0) log.info({ dir, checkpoint: ckpt ?? -1, maxSegment, files: progress.segmentsTotal }, 'replaying the WAL, this may take a while');
   const reader = new FileReader();
   let checkpoint: WalFileSize | undefined;
-  if (ckpt !== undefined) checkpoint = { n: ckpt, bytes: await replayCheckpoint(reader, join(dir, checkpointName(ckpt)), ckpt, sink, damaged, log) };
+  let started = performance.now();
+  /** Counts a file as done and logs it, with how long it took since the last one. */
+  const fileDone = (o: object, msg: string): void => {
+    progress.segmentsDone++;
+    const now = performance.now();
+    log.info({ ...o, done: progress.segmentsDone, total: progress.segmentsTotal, ms: Math.round(now - started) }, msg);
+    started = now;
+  };
+  if (ckpt !== undefined) {
+    checkpoint = { n: ckpt, bytes: await replayCheckpoint(reader, join(dir, checkpointName(ckpt)), ckpt, sink, damaged, log) };
+    fileDone({ checkpoint: ckpt }, 'WAL checkpoint loaded');
+  }
 
   const segments: WalFileSize[] = [];
   let next = ckpt ?? 0;
   for (const [i, n] of live.entries()) {
     const bytes = await replaySegment(reader, join(dir, segmentName(n)), n, i === live.length - 1, log, sink, damaged, torn, readOnly);
+    fileDone({ segment: n, maxSegment }, 'WAL segment loaded');
     if (bytes === undefined) break; // the last segment, removed: its number is free again
     segments.push({ n, bytes });
     next = n + 1;

@@ -100,7 +100,7 @@ export class Wal {
    */
   static async open(opts: WalOptions, onRecord: ReplaySink): Promise<Wal> {
     const o = resolveWalOptions(opts);
-    const replayed = await replayWalDir(o.dir, o.log, onRecord);
+    const replayed = await replayWalDir(o.dir, o.log, onRecord, { progress: o.replayProgress });
     const wal = new Wal(o, replayed);
     try {
       await wal.syncDirIfChanged();

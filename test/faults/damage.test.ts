@@ -104,6 +104,10 @@ describe('damage on disk', () => {
     s = await serve({ dataDir });
     assert.equal(await countSamples(s), written - SERIES);
     assert.equal(await metric(s, 'strata_wal_corruptions_total'), 1);
+    // The replay read every segment, the damaged one included, and says so.
+    const total = await metric(s, 'strata_wal_replay_segments_total');
+    assert.ok(total !== undefined && total >= 1, `segments replayed: ${total}`);
+    assert.equal(await metric(s, 'strata_wal_replay_segments_done'), total);
     await s.stop();
     // The stop checkpointed past the damaged segment: the next start finds nothing damaged, and loses nothing more.
     assert.equal(check(dataDir).status, 0);

@@ -58,7 +58,10 @@ describe('start-up: HTTP first, ready once the engine is open and both servers l
     assert.equal(labels.status, 503);
     assert.equal(labels.json.errorType, 'unavailable');
     assertProblem(await call(b, 'GET', '/api/v1/tasks'), 503);
-    assert.equal(value(await scrape(b), 'strata_ready'), 0);
+    const starting = await scrape(b);
+    assert.equal(value(starting, 'strata_ready'), 0);
+    assert.equal(value(starting, 'strata_wal_replay_segments_total'), 0, 'the replay\'s progress is readable before the engine is open');
+    assert.equal(value(starting, 'strata_wal_replay_segments_done'), 0);
     assert.ok(!strata.stderr().includes('strata started'), 'still starting: the checks above ran in the not-ready phase');
 
     await strata.started();
@@ -68,6 +71,22 @@ describe('start-up: HTTP first, ready once the engine is open and both servers l
     assert.equal((await call(b, 'GET', '/api/v1/nothing-here')).status, 404, 'unknown paths are 404 once ready');
     assert.equal(value(await scrape(b), 'strata_ready'), 1);
     assert.equal(await strata.stop(), 0);
+  });
+
+  test('a restart replays the WAL: a log line per file, and the progress metrics end with every file done', async () => {
+    const first = await serve();
+    await first.started();
+    assert.equal((await postWrite(first.base, [up('a', 10)])).status, 204);
+    assert.equal(await first.stop(), 0);
+    const second = await serve({ dataDir: first.dataDir });
+    await second.started();
+    const text = await scrape(second.base);
+    const total = value(text, 'strata_wal_replay_segments_total')!;
+    assert.ok(total >= 1, `the WAL left by the first run is replayed (${total} files)`);
+    assert.equal(value(text, 'strata_wal_replay_segments_done'), total);
+    assert.match(second.stderr(), /"msg":"replaying the WAL, this may take a while"/);
+    assert.match(second.stderr(), /"msg":"WAL (checkpoint|segment) loaded"/);
+    assert.equal(await second.stop(), 0);
   });
 
   test('SIGTERM during start-up stops with status 0 once start-up is done', async () => {
