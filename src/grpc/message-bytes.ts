@@ -23,6 +23,10 @@
  * 19000-19999, so no WriteRequest ever will), length-delimited, one zero
  * byte long: tag 0xc2 0xa3 0x09 (19000 << 3 | 2 as a varint), length 0x01,
  * the byte 0x00. Strata's parser skips unknown fields (parse-write.ts).
+ *
+ * grpc-js gathers the message with Buffer.concat, which puts one shorter
+ * than half of Buffer.poolSize in Node's shared pool (8 KiB in Node 20 and
+ * 22, 64 KiB in Node 24): such a message is handed on as it is and copied.
  */
 
 import { snappyFramedLength } from '../encoding/snappy-framed.js';
