@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { loadOptionalSync } from '../../errors/optional-package.js';
 import type { BenchReport } from './schema.js';
 import { fmt, mib, ms } from '../run/format.js';
 
@@ -17,7 +18,8 @@ let chartJs: string | undefined;
 /** Chart.js' UMD build, from the installed package (its exports map hides dist/, so go by the main file's folder). */
 function chartBundle(): string {
   if (chartJs === undefined) {
-    const main = createRequire(import.meta.url).resolve('chart.js');
+    // An optional peer dependency: only --report needs it.
+    const main = loadOptionalSync('strata bench --report', ['chart.js'], () => createRequire(import.meta.url).resolve('chart.js'));
     chartJs = readFileSync(join(dirname(main), 'chart.umd.min.js'), 'utf8');
   }
   return chartJs;
