@@ -15,8 +15,13 @@ import { fmt, mib, ms } from '../run/format.js';
 
 let chartJs: string | undefined;
 
-/** Chart.js' UMD build, from the installed package (its exports map hides dist/, so go by the main file's folder). */
-function chartBundle(): string {
+/**
+ * Chart.js' UMD build, from the installed package (its exports map hides
+ * dist/, so go by the main file's folder). Throws a
+ * MissingOptionalPackageError when chart.js is not installed: call it
+ * before a run that will write --report, so that this shows at once.
+ */
+export function chartBundle(): string {
   if (chartJs === undefined) {
     // An optional peer dependency: only --report needs it.
     const main = loadOptionalSync('strata bench --report', ['chart.js'], () => createRequire(import.meta.url).resolve('chart.js'));
