@@ -79,6 +79,8 @@ describe('strata bench flags', () => {
     assert.equal(rw('--series', '2000').durationGiven, false);
     assert.equal(scrapesFor(rw('--series', '2000', '--duration', '5s', '--samples-per-series', '120')), 120);
     assert.equal(scrapesFor(rw('--series', '2000', '--duration', '5s', '--total-samples', '10000')), 5);
+    // Bounded: 10 minutes alone would be 1.2 billion samples; 60 million at most.
+    assert.equal(scrapesFor(rw('--series', '10000', '--duration', '10m')), 6000);
   });
 
   test('store-api builds one query per call, selector and label', () => {

@@ -58,11 +58,12 @@ after --duration, whichever comes first.
 
 How long a run lasts: --samples-per-series or --total-samples fix the load, and --duration
 only cuts it short. Without them, --rate sizes the load for --rate over --duration; with
-neither, a --duration given sizes the load for 2,000,000 samples/s over it (more than one
-receiver takes on a small machine, so the clock ends the run; encoding it takes a few
-seconds before the clock starts, and --max-encoded bounds its memory); with no --duration
-either, the load is 120 samples a series, sent as fast as possible (at most 30 s). Series keep their order: a series' next sample is sent
-only once the request with its previous one was answered.
+neither, a --duration given sizes the load for 2,000,000 samples/s over it, at most 60
+million samples (more than one receiver takes on a small machine, so the clock ends the
+run; encoding it takes a few seconds before the clock starts; for longer runs give --rate);
+with no --duration either, the load is 120 samples a series, sent as fast as possible (at
+most 30 s). Series keep their order: a series' next sample is sent only once the request
+with its previous one was answered.
 
 Target:
   --url URL                    remote-write endpoint, e.g. http://127.0.0.1:8080/api/v1/write (required);
@@ -108,7 +109,8 @@ Load:
                                or a JSON profile file (see the README) (default node-exporter)
   --series N                   active series (default 10000)
   --samples-per-series N       samples each series gets (default: enough for --rate, or with
-                               --duration alone 2,000,000 samples/s, over --duration; else 120)
+                               --duration alone 2,000,000 samples/s, over --duration, at most
+                               60 million samples; else 120)
   --total-samples N            stop after this many samples (rounded up to whole requests)
   --interval D                 time between two samples of a series (default 15s)
   --churn R                    targets (hosts, pods) replaced by new ones each interval, as a share
@@ -179,6 +181,8 @@ export const DEFAULT_SAMPLES_PER_SERIES = 120;
  * clock, not the load, ends the run.
  */
 export const DURATION_FILL_RATE = 2_000_000;
+/** Most samples such a load holds: encoding takes about a second per few million, and memory about 2 bytes each. */
+export const DURATION_FILL_MAX_SAMPLES = 60_000_000;
 /** Most series a load may have (memory: label bytes and value state per series). */
 const MAX_SERIES = 50_000_000;
 
@@ -305,12 +309,16 @@ function grpcCompression(value: string, grpc: boolean): GrpcCompression {
 /**
  * Samples each series gets: as given; else enough for --total-samples;
  * else enough for --rate over --duration; else, when --duration was given,
- * enough for {@link DURATION_FILL_RATE} over it; else the default.
+ * enough for {@link DURATION_FILL_RATE} over it (at most
+ * {@link DURATION_FILL_MAX_SAMPLES}); else the default.
  */
 export function scrapesFor(c: Pick<RemoteWriteConfig, 'samplesPerSeries' | 'totalSamples' | 'series' | 'rate' | 'durationMs' | 'durationGiven'>): number {
   if (c.samplesPerSeries !== undefined) return c.samplesPerSeries;
   if (c.totalSamples > 0) return Math.ceil(c.totalSamples / c.series);
-  const rate = c.rate > 0 ? c.rate : c.durationGiven ? DURATION_FILL_RATE : 0;
-  if (rate > 0) return Math.max(1, Math.ceil((rate * c.durationMs) / 1000 / c.series));
+  if (c.rate > 0) return Math.max(1, Math.ceil((c.rate * c.durationMs) / 1000 / c.series));
+  if (c.durationGiven) {
+    const samples = Math.min(DURATION_FILL_MAX_SAMPLES, (DURATION_FILL_RATE * c.durationMs) / 1000);
+    return Math.max(1, Math.ceil(samples / c.series));
+  }
   return DEFAULT_SAMPLES_PER_SERIES;
 }
