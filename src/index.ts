@@ -1,11 +1,11 @@
 /**
- * Strata as a library: `import { Strata } from 'strata'`. Everything a
+ * Strata as a library: `import { Strata } from 'strata-tsdb'`. Everything a
  * program embedding the store needs, and nothing of its internals: the
  * Strata class, its options and shapes (native histograms included), and
  * its typed errors.
  *
  * @example
- * import { Strata, SamplesRejectedError } from 'strata';
+ * import { Strata, SamplesRejectedError } from 'strata-tsdb';
  *
  * const store = await Strata.open({ dataDir: './data', grpcAddress: '127.0.0.1:10901' });
  * try {

@@ -18,6 +18,13 @@ Usage:
 Every mode takes --duration, --concurrency, --json FILE and --report FILE.html; Ctrl-C stops
 a run and prints and writes what it measured so far.`;
 
+/** With --report, loads Chart.js (an optional package) now: if it is missing, say so before the run, not after it. */
+async function readyForReport(c: { report?: string }): Promise<void> {
+  if (c.report === undefined) return;
+  const { chartBundle } = await import('./report/html.js');
+  chartBundle();
+}
+
 /** Runs `strata bench ARGS`; returns the exit status. */
 export async function bench(args: string[]): Promise<number> {
   const [mode, ...rest] = args;
@@ -33,6 +40,7 @@ export async function bench(args: string[]): Promise<number> {
         console.log(remoteWriteHelp);
         return 0;
       }
+      await readyForReport(config);
       const { benchRemoteWrite } = await import('./remote-write/command.js');
       return benchRemoteWrite(config, args);
     }
@@ -43,6 +51,7 @@ export async function bench(args: string[]): Promise<number> {
         console.log(storeApiHelp);
         return 0;
       }
+      await readyForReport(config);
       const { benchStoreApi } = await import('./store-api/command.js');
       return benchStoreApi(config, args);
     }
@@ -53,6 +62,7 @@ export async function bench(args: string[]): Promise<number> {
         console.log(compareHelp);
         return 0;
       }
+      await readyForReport(config);
       const { benchCompare } = await import('./compare/command.js');
       return benchCompare(config, args);
     }

@@ -7,6 +7,7 @@ import { tsdbCheck } from './tsdb-check.js';
 import { EXIT_STARTUP } from './startup-failure.js';
 import { EXIT_USAGE, UsageError } from '../config/usage-error.js';
 import { ListenError, TlsFileError } from '../http/index.js';
+import { MissingOptionalPackageError } from '../errors/optional-package.js';
 
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -84,8 +85,8 @@ export async function run(args: string[]): Promise<number> {
     throw new UsageError(command.startsWith('-') ? `unknown flag '${command}'` : `unknown command '${command}'`);
   } catch (err) {
     const message = usageMessage(err);
-    if (err instanceof TlsFileError || err instanceof ListenError) {
-      // The operator's to fix (a TLS file, a taken port): one line naming it, no stack.
+    if (err instanceof TlsFileError || err instanceof ListenError || err instanceof MissingOptionalPackageError) {
+      // The operator's to fix (a TLS file, a taken port, a package to install): one line naming it, no stack.
       console.error(`strata: ${err.message}`);
       return EXIT_STARTUP;
     }

@@ -33,7 +33,7 @@ let construct: (parts: Parts) => Strata;
  * after close() fails with ClosedError.
  *
  * @example
- * import { Strata } from 'strata';
+ * import { Strata } from 'strata-tsdb';
  *
  * const store = await Strata.open({ dataDir: './data', retention: '30d' });
  * await store.append({ labels: { __name__: 'up', job: 'api' }, timestamps: [Date.now()], values: [1] });

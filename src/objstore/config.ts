@@ -5,6 +5,10 @@ import { FilesystemBucket } from './filesystem.js';
 import type { ObjstoreLogger } from './logger.js';
 import { prefixed } from './prefixed.js';
 import { YamlMap } from '../config/yaml-map.js';
+import { loadOptional } from '../errors/optional-package.js';
+
+/** The S3 bucket's packages: optional peer dependencies of Strata (package.json), installed by whoever ships to S3. */
+export const S3_PACKAGES = ['@aws-sdk/client-s3', '@aws-sdk/credential-providers', '@aws-sdk/lib-storage', '@smithy/node-http-handler', '@smithy/util-retry'] as const;
 
 /** FILESYSTEM's `config`. */
 export interface FilesystemConfig {
@@ -71,8 +75,8 @@ export async function openBucket(cfg: BucketConfig, log?: ObjstoreLogger): Promi
   if (cfg.type === 'FILESYSTEM') {
     bucket = new FilesystemBucket(cfg.config.directory);
   } else {
-    // Loaded on demand: a FILESYSTEM user never loads the AWS SDK.
-    const { openS3Bucket } = await import('./s3.js');
+    // Loaded on demand: a FILESYSTEM user never loads the AWS SDK (an optional peer dependency).
+    const { openS3Bucket } = await loadOptional('an S3 bucket (--objstore.config type: S3)', S3_PACKAGES, () => import('./s3.js'));
     bucket = await openS3Bucket(cfg.config, log);
   }
   return prefixed(bucket, cfg.prefix);

@@ -72,6 +72,17 @@ describe('strata bench flags', () => {
     assert.equal(scrapesFor(rw('--series', '1000', '--rate', '500', '--duration', '10s')), 5);
   });
 
+  test('remote-write sizes a load given only --duration to outlast it; a count still fixes the load', () => {
+    // 2,000,000 samples/s for 5 s over 2000 series: the clock, not 120 samples a series, ends the run.
+    assert.equal(scrapesFor(rw('--series', '2000', '--duration', '5s')), 5000);
+    assert.equal(rw('--series', '2000', '--duration', '5s').durationGiven, true);
+    assert.equal(rw('--series', '2000').durationGiven, false);
+    assert.equal(scrapesFor(rw('--series', '2000', '--duration', '5s', '--samples-per-series', '120')), 120);
+    assert.equal(scrapesFor(rw('--series', '2000', '--duration', '5s', '--total-samples', '10000')), 5);
+    // Bounded: 10 minutes alone would be 1.2 billion samples; 60 million at most.
+    assert.equal(scrapesFor(rw('--series', '10000', '--duration', '10m')), 6000);
+  });
+
   test('store-api builds one query per call, selector and label', () => {
     const now = Date.UTC(2026, 0, 1);
     const c = parseStoreApiArgs(['--addr', '127.0.0.1:10901', '--call', 'series,label-values', '--call', 'label-names', '--match', '{job="node"}', '--match', 'up',

@@ -1,7 +1,7 @@
 /**
  * Native histograms through the library: append takes integer and float
  * histograms (remote write's path: validation, WAL, head), select decodes
- * their chunks back. Imports the package entry as a user imports 'strata'.
+ * their chunks back. Imports the package entry as a user imports 'strata-tsdb'.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -62,6 +62,17 @@ function run(cmd: string, args: string[], cwd: string, timeout: number): Promise
   });
 }
 
+/** Runs `cmd` expecting a non-zero exit; returns its stderr (bounded by RUN_TIMEOUT_MS). */
+function runExpectingFailure(cmd: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd, timeout: RUN_TIMEOUT_MS, env: childEnv() }, (err, stdout, stderr) => {
+      if (err === null) reject(new Error(`${cmd} ${args.join(' ')} succeeded; expected a failure\n${stdout}${stderr}`));
+      else if (err.killed) reject(new Error(`${cmd} ${args.join(' ')} did not finish in ${RUN_TIMEOUT_MS} ms\n${stderr}`));
+      else resolve(stderr);
+    });
+  });
+}
+
 /** Fails early, and says why, when the build is missing or older than the library's sources. */
 function assertBuilt(): void {
   for (const f of ['dist/index.js', 'dist/index.d.ts', 'build/strata.wasm', 'dist/cli/main.js']) {
@@ -112,6 +123,15 @@ describe('the npm package', { timeout: INSTALL_TIMEOUT_MS + 5 * RUN_TIMEOUT_MS }
 
   test('its declarations type-check a TypeScript program, strictly', async () => {
     await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app, RUN_TIMEOUT_MS);
+  });
+
+  test('leaves out the optional pieces (the S3 SDK, Chart.js) and names them when they are asked for', async () => {
+    for (const p of ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@smithy/util-retry', 'chart.js']) {
+      assert.ok(!existsSync(join(app, 'node_modules', p)), `${p} was installed with the package`);
+    }
+    const bucket = 'type: S3\nconfig:\n  bucket: b\n  endpoint: 127.0.0.1:9\n  insecure: true\n  access_key: a\n  secret_key: s\n';
+    const serve = await runExpectingFailure(join(app, 'node_modules/.bin/strata'), ['serve', '--data-dir', join(dir, 's3-data'), '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--objstore.config', bucket], app);
+    assert.match(serve, /an S3 bucket \(--objstore\.config type: S3\) needs the optional packages @aws-sdk\/client-s3, .*: npm install @aws-sdk\/client-s3 @aws-sdk\/credential-providers @aws-sdk\/lib-storage @smithy\/node-http-handler @smithy\/util-retry/);
   });
 
   test('installs the strata command', async () => {

@@ -1,7 +1,7 @@
 /**
  * The library's API in process: Strata.open, append, select, label names
  * and values, listen, close, and the typed errors each call fails with.
- * Imports the package entry (src/index.ts) as a user imports 'strata'.
+ * Imports the package entry (src/index.ts) as a user imports 'strata-tsdb'.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -18,6 +18,7 @@ import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
 import { UsageError } from '../../config/usage-error.js';
 import { fmt, mib } from '../run/format.js';
 import { grpcWriteBodies } from './grpc-frames.js';
+import { rememberLastSampleTime, startFor } from './last-sample.js';
 import { prepareLoad, type PreparedLoad } from './load.js';
 import { scrapesFor, type RemoteWriteConfig } from './options.js';
 import { isGrpcUrl, sendPlan, type SendResult } from './sender.js';
@@ -59,7 +60,14 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     let prepared: PreparedLoad;
     let grpcBodies: Buffer[] | undefined;
     try {
-      prepared = await prepareLoad({ ...c, scrapes: scrapesFor(c) }, progress, stop.signal);
+      const scrapes = scrapesFor(c);
+      let start = c.start;
+      if (start === undefined) {
+        const chosen = startFor(c.url, scrapes, c.intervalMs);
+        start = chosen.start;
+        if (chosen.after !== undefined) progress.log(`start: ${new Date(start).toISOString()}, just after the last sample an earlier run sent to ${c.url.href} (${new Date(chosen.after).toISOString()}); --start chooses another`);
+      }
+      prepared = await prepareLoad({ ...c, scrapes, start }, progress, stop.signal);
       if (isGrpcUrl(c.url)) {
         grpcBodies = grpcWriteBodies(prepared.plan.requests, c.tenant, c.maxEncodedBytes, c.grpcCompression);
         progress.log(`gRPC: ${fmt(grpcBodies.length)} thanos.WriteableStore/RemoteWrite calls, ${mib(grpcBodies.reduce((n, b) => n + b.length, 0))} ${c.grpcCompression === 'snappy' ? 'snappy-framed (grpc-encoding: snappy)' : 'uncompressed'}${c.tenant === undefined ? '' : `, tenant ${JSON.stringify(c.tenant)} in each`}`);
@@ -81,14 +89,17 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     live.start();
     const sent = await sending;
     live.stop();
+    if (sent.sent > 0) rememberLastSampleTime(c.url, prepared.plan.maxTime);
     const run: RunReport = {
       ...runJson(c.url.host, c.url.href, 'samples', recorder, stop.reason ?? 'load-sent'),
       load: loadJson(c, prepared, sent),
       responsiveness: await watch.end(),
     };
     const notes: string[] = [];
-    if (run.stoppedBy === 'load-sent' && run.seconds < (c.durationMs / 1000) * 0.9) {
-      notes.push(`the whole load was sent before --duration ran out; for a longer run give more --samples-per-series (or --rate)`);
+    if (run.answers.ok === 0) {
+      notes.push(`nothing was written: none of the ${fmt(run.totals.requests)} requests sent succeeded (see the answers above)`);
+    } else if (run.stoppedBy === 'load-sent' && run.seconds < (c.durationMs / 1000) * 0.9) {
+      notes.push(`the whole load was sent ${c.durationGiven ? 'before --duration ran out' : `in ${fmt(run.seconds, 3)} s`}; for a longer run give --duration, more --samples-per-series or --rate`);
     }
     const report = reportJson('remote-write', argv, startedAt, [run], notes);
     const summary = reportSummary(report);

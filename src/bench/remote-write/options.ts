@@ -52,10 +52,18 @@ Usage:
   strata bench remote-write --url URL [flags]
 
 The whole load is encoded before the clock starts: --samples-per-series scrapes of
---series series, one sample a series a scrape, --interval apart in sample time, ending
-about now. The run stops when the load is sent, when --total-samples are sent, or after
---duration, whichever comes first. Series keep their order: a series' next sample is sent
-only once the request with its previous one was answered.
+--series series, one sample a series a scrape, --interval apart in sample time (see --start
+for where it begins). The run stops when the load is sent, when --total-samples are sent, or
+after --duration, whichever comes first.
+
+How long a run lasts: --samples-per-series or --total-samples fix the load, and --duration
+only cuts it short. Without them, --rate sizes the load for --rate over --duration; with
+neither, a --duration given sizes the load for 2,000,000 samples/s over it, at most 60
+million samples (more than one receiver takes on a small machine, so the clock ends the
+run; encoding it takes a few seconds before the clock starts; for longer runs give --rate);
+with no --duration either, the load is 120 samples a series, sent as fast as possible (at
+most 30 s). Series keep their order: a series' next sample is sent only once the request
+with its previous one was answered.
 
 Target:
   --url URL                    remote-write endpoint, e.g. http://127.0.0.1:8080/api/v1/write (required);
@@ -100,8 +108,9 @@ Load:
   --profile NAME|FILE.json     node-exporter (about 500 series a host), kube (about 110 a pod),
                                or a JSON profile file (see the README) (default node-exporter)
   --series N                   active series (default 10000)
-  --samples-per-series N       samples each series gets (default: enough for --rate over
-                               --duration; 120 when sending as fast as possible)
+  --samples-per-series N       samples each series gets (default: enough for --rate, or with
+                               --duration alone 2,000,000 samples/s, over --duration, at most
+                               60 million samples; else 120)
   --total-samples N            stop after this many samples (rounded up to whole requests)
   --interval D                 time between two samples of a series (default 15s)
   --churn R                    targets (hosts, pods) replaced by new ones each interval, as a share
@@ -110,8 +119,10 @@ Load:
                                0..1 (default 0)
   --series-per-request N       series in one WriteRequest (default 2000)
   --start TIME                 time of the first sample: RFC 3339, Unix seconds, now-2h (default: so
-                               that the last sample is about now); the same flags and --start
-                               give the same bytes
+                               that the last sample is about now, or, if an earlier run sent later
+                               samples to the same --url, just after its last one: a receiver
+                               refuses samples older than a series' newest; remembered in a file in
+                               the temporary directory); the same flags and --start give the same bytes
   --max-encoded SIZE           refuse a load that takes more memory encoded (default 1GiB; gRPC
                                holds the load uncompressed, about 6 times larger)
   --rate N                     samples a second to aim at; 0: as fast as possible (default 0)
@@ -161,8 +172,17 @@ export interface HttpClientTls extends ClientTlsFiles {
   insecureSkipVerify: boolean;
 }
 
-/** Samples per series when sending as fast as possible with no count given. */
+/** Samples per series when sending as fast as possible with no count and no --duration given. */
 export const DEFAULT_SAMPLES_PER_SERIES = 120;
+/**
+ * The rate a load given only --duration is sized for: above what one
+ * receiver takes on a small machine (Strata about 1.3 M samples/s on 2
+ * cores, bench/RESULTS.md), so that the load outlasts --duration and the
+ * clock, not the load, ends the run.
+ */
+export const DURATION_FILL_RATE = 2_000_000;
+/** Most samples such a load holds: encoding takes about a second per few million, and memory about 2 bytes each. */
+export const DURATION_FILL_MAX_SAMPLES = 60_000_000;
 /** Most series a load may have (memory: label bytes and value state per series). */
 const MAX_SERIES = 50_000_000;
 
@@ -288,11 +308,17 @@ function grpcCompression(value: string, grpc: boolean): GrpcCompression {
 
 /**
  * Samples each series gets: as given; else enough for --total-samples;
- * else enough for --rate over --duration; else the default.
+ * else enough for --rate over --duration; else, when --duration was given,
+ * enough for {@link DURATION_FILL_RATE} over it (at most
+ * {@link DURATION_FILL_MAX_SAMPLES}); else the default.
  */
-export function scrapesFor(c: RemoteWriteConfig): number {
+export function scrapesFor(c: Pick<RemoteWriteConfig, 'samplesPerSeries' | 'totalSamples' | 'series' | 'rate' | 'durationMs' | 'durationGiven'>): number {
   if (c.samplesPerSeries !== undefined) return c.samplesPerSeries;
   if (c.totalSamples > 0) return Math.ceil(c.totalSamples / c.series);
   if (c.rate > 0) return Math.max(1, Math.ceil((c.rate * c.durationMs) / 1000 / c.series));
+  if (c.durationGiven) {
+    const samples = Math.min(DURATION_FILL_MAX_SAMPLES, (DURATION_FILL_RATE * c.durationMs) / 1000);
+    return Math.max(1, Math.ceil(samples / c.series));
+  }
   return DEFAULT_SAMPLES_PER_SERIES;
 }

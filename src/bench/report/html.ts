@@ -9,15 +9,22 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { loadOptionalSync } from '../../errors/optional-package.js';
 import type { BenchReport } from './schema.js';
 import { fmt, mib, ms } from '../run/format.js';
 
 let chartJs: string | undefined;
 
-/** Chart.js' UMD build, from the installed package (its exports map hides dist/, so go by the main file's folder). */
-function chartBundle(): string {
+/**
+ * Chart.js' UMD build, from the installed package (its exports map hides
+ * dist/, so go by the main file's folder). Throws a
+ * MissingOptionalPackageError when chart.js is not installed: call it
+ * before a run that will write --report, so that this shows at once.
+ */
+export function chartBundle(): string {
   if (chartJs === undefined) {
-    const main = createRequire(import.meta.url).resolve('chart.js');
+    // An optional peer dependency: only --report needs it.
+    const main = loadOptionalSync('strata bench --report', ['chart.js'], () => createRequire(import.meta.url).resolve('chart.js'));
     chartJs = readFileSync(join(dirname(main), 'chart.umd.min.js'), 'utf8');
   }
   return chartJs;
@@ -78,7 +85,18 @@ function exampleRows(report: BenchReport): string {
       rows.push(`<tr><td>${escapeHtml(r.name)}</td><td>${escapeHtml(code)}</td><td>${fmt(r.answers.byCode[code] ?? 0)}</td><td><code>${escapeHtml(text)}</code></td></tr>`);
     }
   }
-  return rows.length === 0 ? '<p>No errors.</p>' : `<table><tr><th>run</th><th>code</th><th>count</th><th>first message</th></tr>${rows.join('\n')}</table>`;
+  return rows.length === 0 ? '' : `<table><tr><th>run</th><th>code</th><th>count</th><th>first message</th></tr>${rows.join('\n')}</table>`;
+}
+
+/** Whether any run had an answer other than OK (an error or a request aborted at the end). */
+function anyFailed(report: BenchReport): boolean {
+  return report.runs.some((r) => Object.values(r.answers.classes).some((n) => n > 0));
+}
+
+/** The answers chart and the first message of each error code; one line when every answer was OK. */
+function answersPart(report: BenchReport): string {
+  if (!anyFailed(report)) return `<h2>Answers</h2>\n<p>Every answer OK: ${report.runs.map((r) => `${escapeHtml(r.name)} ${fmt(r.answers.ok)}`).join(', ')}.</p>`;
+  return `<h2>Answers by code</h2>\n<div class="chart"><canvas id="errors"></canvas></div>\n${exampleRows(report)}`;
 }
 
 /** The page's own script: draws the charts from the inlined report. */
@@ -141,10 +159,16 @@ const PAGE_SCRIPT = String.raw`
   });
   line('throughput', throughput, unit + ' per second', report.runs.length === 1 ? 'requests per second' : undefined);
   line('latency', latency, 'latency (ms)');
+  // The answers chart is on the page only when some answer failed: a lone "OK" bar says nothing.
+  var errorsCanvas = document.getElementById('errors');
+  if (errorsCanvas === null) {
+    root.dataset.chartsRendered = String(charts);
+    return;
+  }
   var codes = ['OK'];
   report.runs.forEach(function (run) { Object.keys(run.answers.byCode).forEach(function (c) { if (codes.indexOf(c) < 0) codes.push(c); }); });
   if (report.runs.some(function (run) { return run.answers.classes.aborted > 0; })) codes.push('aborted');
-  new Chart(document.getElementById('errors'), {
+  new Chart(errorsCanvas, {
     type: 'bar',
     data: {
       labels: codes,
@@ -157,7 +181,6 @@ const PAGE_SCRIPT = String.raw`
   });
   charts++;
   root.dataset.chartsRendered = String(charts);
-  document.getElementById('render-status').textContent = charts + ' charts drawn';
 })();
 `;
 
@@ -194,10 +217,7 @@ ${responsivenessTable(report)}
 <div class="chart"><canvas id="throughput"></canvas></div>
 <h2>Latency percentiles over time</h2>
 <div class="chart"><canvas id="latency"></canvas></div>
-<h2>Answers by code</h2>
-<div class="chart"><canvas id="errors"></canvas></div>
-${exampleRows(report)}
-<p id="render-status" class="meta">charts not drawn (scripts off?)</p>
+${answersPart(report)}
 <script>${inScript(chartBundle())}</script>
 <script type="application/json" id="report-data">${jsonInScript(report)}</script>
 <script>${inScript(PAGE_SCRIPT)}</script>

@@ -46,7 +46,9 @@ export function responsivenessLines(x: Responsiveness): string[] {
 
 export function runSummary(r: RunReport): string {
   const lines: string[] = [];
-  lines.push(`${r.name} (${r.target}): ${fmt(r.seconds, 1)} s, stopped because ${STOPPED[r.stoppedBy]}`);
+  // 'load-sent' means every request was tried; when none succeeded, say that instead.
+  const stopped = r.stoppedBy === 'load-sent' && r.answers.ok === 0 ? 'every request was tried and none succeeded' : STOPPED[r.stoppedBy];
+  lines.push(`${r.name} (${r.target}): ${fmt(r.seconds, 3)} s, stopped because ${stopped}`);
   const rows: string[][] = [['', 'total', 'per second']];
   rows.push(['requests', fmt(r.totals.requests), fmt(r.rates.requestsPerSecond, 1)]);
   rows.push([r.unit === 'samples' ? 'samples written' : 'series received', fmt(r.totals.items), fmt(r.rates.itemsPerSecond)]);

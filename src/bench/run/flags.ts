@@ -7,7 +7,8 @@ import { parseDuration } from '../../config/duration-flag.js';
 
 /** node:util parseArgs options shared by the modes. */
 export const commonOptions = {
-  duration: { type: 'string', default: '30s' },
+  // No default here: whether --duration was given decides the size of some loads (parseCommon).
+  duration: { type: 'string' },
   concurrency: { type: 'string', default: '4' },
   json: { type: 'string' },
   report: { type: 'string' },
@@ -31,8 +32,13 @@ const MAX_DURATION_MS = 7 * 24 * 3_600_000;
 /** Most requests in flight: sockets and memory stay bounded. */
 const MAX_CONCURRENCY = 10_000;
 
+/** --duration when not given. */
+const DEFAULT_DURATION = '30s';
+
 export interface CommonConfig {
   durationMs: number;
+  /** Whether --duration was given (rather than its default). */
+  durationGiven: boolean;
   concurrency: number;
   json?: string;
   report?: string;
@@ -63,9 +69,10 @@ export function positiveDuration(flag: string, value: string): number {
   return ms;
 }
 
-export function parseCommon(v: { duration: string; concurrency: string; json?: string; report?: string; 'progress-interval': string }): CommonConfig {
+export function parseCommon(v: { duration?: string | undefined; concurrency: string; json?: string; report?: string; 'progress-interval': string }): CommonConfig {
   const out: CommonConfig = {
-    durationMs: positiveDuration('duration', v.duration),
+    durationMs: positiveDuration('duration', v.duration ?? DEFAULT_DURATION),
+    durationGiven: v.duration !== undefined,
     concurrency: intFlag('concurrency', v.concurrency, 1, MAX_CONCURRENCY),
     progressIntervalMs: positiveDuration('progress-interval', v['progress-interval']),
   };

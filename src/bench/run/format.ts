@@ -16,10 +16,10 @@ export function ms(x: number): string {
   return fmt(x, x < 1 ? 3 : x < 10 ? 2 : x < 100 ? 1 : 0);
 }
 
-/** Seconds as "42 s", "3 min 20 s" or "1 h 05 min". */
+/** Seconds as "4.2 s", "42.0 s", "3 min 20 s" or "1 h 05 min" (not rounded up to a whole second under a minute). */
 export function seconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) return 'n/a';
-  if (s < 60) return `${Math.ceil(s)} s`;
+  if (s < 60) return `${fmt(s, 1)} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }

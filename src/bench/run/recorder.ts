@@ -148,7 +148,11 @@ export class Recorder {
     const n = Math.max(1, Math.round((seconds * 1000) / this.bucketMs));
     const tail = this.timeline.slice(-n);
     if (tail.length === 0) return { items: NaN, requests: NaN };
-    const span = (tail.length * this.bucketMs) / 1000;
+    // Each point's t is its end; the last one may be partial (finish()), so
+    // the span is measured, not counted in whole buckets.
+    const before = this.timeline.length > tail.length ? this.timeline[this.timeline.length - tail.length - 1]!.t : 0;
+    const span = tail[tail.length - 1]!.t - before;
+    if (span <= 0) return { items: NaN, requests: NaN };
     let items = 0;
     let requests = 0;
     for (const p of tail) {

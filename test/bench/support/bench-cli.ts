@@ -5,7 +5,9 @@
  * in an `after` hook.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BenchReport } from '../../../src/bench/report/schema.js';
 
 const bin = new URL('../../../bin/strata.js', import.meta.url).pathname;
@@ -19,9 +21,21 @@ export interface BenchRun {
 
 const running = new Set<ChildProcess>();
 
+// The bench remembers each --url's last sample time in TMPDIR (last-sample.ts):
+// a temporary directory of this test process's own keeps tests apart.
+let benchTmp: string | undefined;
+function benchEnv(): NodeJS.ProcessEnv {
+  if (benchTmp === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'strata-bench-tmp-'));
+    benchTmp = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return { ...process.env, TMPDIR: benchTmp };
+}
+
 /** Starts `strata ARGS`; `onStderr` sees stderr as it comes. */
 export function startStrata(args: string[], onStderr?: (text: string, child: ChildProcess) => void): { child: ChildProcess; done: Promise<BenchRun> } {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: benchEnv() });
   running.add(child);
   let stdout = '';
   let stderr = '';

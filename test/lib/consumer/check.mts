@@ -4,7 +4,7 @@
 import {
   ClosedError, InvalidArgumentError, LimitError, SamplesRejectedError, Strata, StrataError,
   type FloatHistogram, type Histogram, type HistogramSample, type Labels, type Listening, type Matcher, type SeriesChunks, type SeriesSamples, type StrataErrorCode, type StrataOptions,
-} from 'strata';
+} from 'strata-tsdb';
 
 const options: StrataOptions = {
   dataDir: 'data',

@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import * as strata from 'strata';
-import { ClosedError, InvalidArgumentError, SamplesRejectedError, Strata, StrataError } from 'strata';
+import * as strata from 'strata-tsdb';
+import { ClosedError, InvalidArgumentError, SamplesRejectedError, Strata, StrataError } from 'strata-tsdb';
 
 const dataDir = process.argv[2];
 assert.ok(dataDir, 'usage: node use.mjs DATA_DIR');
@@ -58,7 +58,7 @@ const values = await (await fetch(`http://${http.address}/api/v1/label/job/value
 assert.deepEqual(values.data, ['api', 'db']);
 
 // The Store API over gRPC, with the package's own .proto files.
-const protoDir = join(dirname(createRequire(import.meta.url).resolve('strata/package.json')), 'proto');
+const protoDir = join(dirname(createRequire(import.meta.url).resolve('strata-tsdb/package.json')), 'proto');
 const defs = protoLoader.loadSync('thanos/store/rpc.proto', { includeDirs: [protoDir], keepCase: true, longs: String, defaults: true, oneofs: true });
 const StoreClient = grpc.loadPackageDefinition(defs).thanos.Store;
 const client = new StoreClient(grpcAt.address, grpc.credentials.createInsecure());
