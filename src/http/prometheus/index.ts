@@ -1,6 +1,6 @@
 /**
  * The Prometheus-facing HTTP routes: remote write (/api/v1/write,
- * /api/v1/receive), remote read (/api/v1/read), the label and series
+ * /api/v1/receive), OTLP (/api/v1/otlp/v1/metrics, /api/v1/otlp), remote read (/api/v1/read), the label and series
  * endpoints of the HTTP API, exemplars (/api/v1/query_exemplars) and
  * metadata (/api/v1/metadata), and the /-/healthy and /-/ready probes.
  *
@@ -22,6 +22,8 @@ import { probeRoutes } from './probes.js';
 import type { Readiness } from './readiness.js';
 import { remoteReadRoute } from './remote-read.js';
 import { remoteWriteRoutes } from './remote-write.js';
+import { otlpRoutes } from './otlp.js';
+import type { OtlpSettings } from '../../otlp/settings.js';
 
 export { Readiness } from './readiness.js';
 export { notReady, probeRoutes, type ReadinessState } from './probes.js';
@@ -36,6 +38,8 @@ export interface PrometheusRoutesOptions {
   /** --http-max-body-bytes: the largest remote-write or remote-read body. */
   maxBodyBytes: number;
   log: Logger;
+  /** The --otlp.* flags (src/otlp/settings.ts); Prometheus' defaults when absent. */
+  otlp?: OtlpSettings;
 }
 
 /** Registers every Prometheus-facing route on `router`. */
@@ -43,6 +47,7 @@ export function registerPrometheusRoutes(router: Router, opts: PrometheusRoutesO
   const routes = [
     ...probeRoutes(opts.readiness),
     ...remoteWriteRoutes(opts),
+    ...otlpRoutes(opts),
     remoteReadRoute(opts),
     ...labelsApiRoutes(opts),
     ...exemplarsApiRoutes(opts),
