@@ -10,6 +10,8 @@ import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';
 import { parseWriteLimitsFlags, writeLimitsFlags, writeLimitsHelp, type WriteLimitsConfig } from './write-limits-options.js';
 import { parseTsdbFlags, tsdbFlags, tsdbHelp, type TsdbConfig } from './tsdb-options.js';
+import { otlpFlags, otlpHelp, parseOtlpFlags } from './otlp-options.js';
+import type { OtlpSettings } from '../otlp/settings.js';
 
 export type Env = 'development' | 'production';
 
@@ -52,6 +54,8 @@ export interface ServeConfig {
   tsdb: TsdbConfig;
   /** Exemplars kept in the circular exemplar store (--tsdb.max-exemplars); 0: none. */
   maxExemplars: number;
+  /** The OTLP translation (--otlp.*). */
+  otlp: OtlpSettings;
 }
 
 export const serveOptions = {
@@ -83,6 +87,7 @@ export const serveOptions = {
   ...writeLimitsFlags,
   ...tsdbFlags,
   'tsdb.max-exemplars': { type: 'string', default: String(DEFAULT_MAX_EXEMPLARS) },
+  ...otlpFlags,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -119,6 +124,7 @@ Flags:
 ${writeLimitsHelp}
 ${tsdbHelp}
   --tsdb.max-exemplars N    exemplars kept from remote write, the oldest replaced first (default ${DEFAULT_MAX_EXEMPLARS}; 0 or less: none)
+${otlpHelp}
   -h, --help                show this help`;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -237,6 +243,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     writeLimits: parseWriteLimitsFlags(values),
     tsdb: parseTsdbFlags(values),
     maxExemplars: maxExemplars(values['tsdb.max-exemplars']),
+    otlp: parseOtlpFlags(values),
   };
 }
 

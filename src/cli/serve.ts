@@ -96,6 +96,7 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     tsdbOutOfOrderTimeWindow: config.tsdb.outOfOrderWindowMs,
     tsdbTooFarInFutureTimeWindow: config.tsdb.tooFarInFutureMs,
     tsdbMaxExemplars: config.maxExemplars,
+    otlp: config.otlp,
     log,
   };
   // The text read when the flags were checked: the store parses that, not a file changed since.

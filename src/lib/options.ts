@@ -6,6 +6,7 @@
  * so a flag and its option cannot drift apart; test/lib/options.test.ts
  * checks that every flag has its option.
  */
+import type { OtlpSettings } from '../otlp/settings.js';
 import type { LabelsInput } from './types.js';
 
 /**
@@ -129,6 +130,8 @@ export interface StrataOptions {
   tsdbTooFarInFutureTimeWindow?: Duration;
   /** --tsdb.max-exemplars: exemplars kept from remote write, the oldest replaced first (default 100000; 0 or less: none). */
   tsdbMaxExemplars?: number;
+  /** --otlp.*: how OTLP metrics are translated (Prometheus' `otlp` settings; default: Prometheus' defaults). */
+  otlp?: OtlpSettings;
   /** Where to log (default: nowhere); `strata serve` passes its JSON logger. */
   log?: StrataLogger;
 }

@@ -89,7 +89,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   const router = new Router();
   router.add(metricsRoute(metrics));
   registerPrometheusRoutes(router, {
-    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
+    readiness, pool, tenantLabel: config.tenantLabelName, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log), otlp: config.otlp,
   });
   let http: Parts['http'];
   if (config.httpAddress !== undefined) {

@@ -19,6 +19,7 @@ import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_TENANT_LABEL } from '../ingest/parse/index.js';
 import { loadLimitsFile, loadLimitsText, type WriteLimitsOptions } from '../ingest/limits/index.js';
 import { InvalidArgumentError } from './errors.js';
+import { DEFAULT_OTLP_SETTINGS, type OtlpSettings } from '../otlp/settings.js';
 import { labelPairs } from './labels.js';
 import { SILENT_LOGGER } from './logger.js';
 import type { Duration, Size, StrataLogger, StrataOptions } from './options.js';
@@ -58,6 +59,7 @@ export interface ResolvedOptions {
   outOfOrderWindowMs: number;
   tooFarInFutureMs: number;
   maxExemplars: number;
+  otlp: OtlpSettings;
   log: StrataLogger;
 }
 
@@ -68,7 +70,7 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
   'receiveLimitsConfig', 'receiveLimitsConfigReloadTimer', 'receiveHeapLimitRatio', 'receiveMemoryLimit',
-  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'log',
+  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'otlp', 'log',
 ]);
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -108,6 +110,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     outOfOrderWindowMs: duration('tsdbOutOfOrderTimeWindow', o.tsdbOutOfOrderTimeWindow, 0, 0),
     tooFarInFutureMs: duration('tsdbTooFarInFutureTimeWindow', o.tsdbTooFarInFutureTimeWindow, 0, 0),
     maxExemplars: maxExemplars(o.tsdbMaxExemplars),
+    otlp: o.otlp ?? DEFAULT_OTLP_SETTINGS,
     log: logger(o.log),
   };
   if (o.grpcAddress !== undefined) out.grpcAddress = hostPort('grpcAddress', o.grpcAddress);
