@@ -4,8 +4,8 @@
  * key as a flag named `--otlp.<key with dashes>`.
  */
 import { UsageError } from '../config/usage-error.js';
-import { TRANSLATION_STRATEGIES, type TranslationStrategy } from '../otlp/names.js';
-import { DEFAULT_OTLP_SETTINGS, type OtlpSettings } from '../otlp/settings.js';
+import { TRANSLATION_STRATEGIES } from '../otlp/names.js';
+import { DEFAULT_OTLP_SETTINGS, otlpSettings, type OtlpSettings } from '../otlp/settings.js';
 
 /** The flags, for node:util parseArgs. */
 export const otlpFlags = {
@@ -37,23 +37,15 @@ interface Values {
 
 /** Parses the flags, with Prometheus' checks. Throws UsageError on any mistake. */
 export function parseOtlpFlags(values: Values): OtlpSettings {
-  const strategy = values['otlp.translation-strategy'];
-  if (!(TRANSLATION_STRATEGIES as readonly string[]).includes(strategy)) {
-    throw new UsageError(`--otlp.translation-strategy: unsupported OTLP translation strategy '${strategy}' (one of ${TRANSLATION_STRATEGIES.join(', ')})`);
-  }
-  const promote = values['otlp.promote-resource-attributes'].map((a) => a.trim());
-  const ignore = values['otlp.ignore-resource-attributes'].map((a) => a.trim());
-  const all = values['otlp.promote-all-resource-attributes'];
-  // Prometheus' config checks: the two ways to promote exclude each other, and ignoring only means something with "all".
-  if (all && promote.length > 0) throw new UsageError('--otlp.promote-all-resource-attributes and --otlp.promote-resource-attributes are mutually exclusive');
-  if (!all && ignore.length > 0) throw new UsageError('--otlp.ignore-resource-attributes is only valid with --otlp.promote-all-resource-attributes');
-  if (promote.includes('') || ignore.includes('')) throw new UsageError('--otlp.promote-resource-attributes, --otlp.ignore-resource-attributes: empty attribute name');
-  return {
-    translationStrategy: strategy as TranslationStrategy,
-    promoteResourceAttributes: [...new Set(promote)],
-    promoteAllResourceAttributes: all,
-    ignoreResourceAttributes: [...new Set(ignore)],
+  const flag = (setting: string): string => `--otlp.${setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const settings = otlpSettings({
+    translationStrategy: values['otlp.translation-strategy'],
+    promoteResourceAttributes: values['otlp.promote-resource-attributes'],
+    promoteAllResourceAttributes: values['otlp.promote-all-resource-attributes'],
+    ignoreResourceAttributes: values['otlp.ignore-resource-attributes'],
     keepIdentifyingResourceAttributes: values['otlp.keep-identifying-resource-attributes'],
     promoteScopeMetadata: values['otlp.promote-scope-metadata'],
-  };
+  }, flag);
+  if (typeof settings === 'string') throw new UsageError(settings);
+  return settings;
 }
