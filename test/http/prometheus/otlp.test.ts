@@ -10,6 +10,7 @@ import { OTLPMetricExporter as ProtoExporter } from '@opentelemetry/exporter-met
 import { AggregationTemporalityPreference, OTLPMetricExporter as JsonExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import { ExportMetricsServiceRequest, ExportMetricsServiceResponse } from '../../../src/gen/opentelemetry/proto/collector/metrics/v1/metrics_service.js';
 import { call } from '../support/http-client.js';
 import { ReadRequest_ResponseType as RT, bitsOf, decodeReadResponse, postRead, type AnsweredSeries } from './support/prom-wire.js';
 import { removeTempDirs, serve, stopAll, type Served } from './support/serve.js';
@@ -220,6 +221,28 @@ describe('OTLP/HTTP answers', () => {
     const a = await post('/api/v1/otlp/v1/metrics', body, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'thanos-tenant': 'answers' });
     assert.equal(a.status, 200, a.text);
     assert.deepEqual((await read('gz', 'answers'))[0]!.samples, [{ t: NOW_MS, bits: bitsOf(1.5) }]);
+  });
+
+  test('protobuf from the generated OTLP types: a delta histogram refused in partial_success, the gauge beside it stored', async () => {
+    const t = BigInt(NOW_MS + 30_000) * 1_000_000n;
+    const partial = { resourceMetrics: [{
+      resource: { attributes: [{ key: 'service.name', value: { value: { $case: 'stringValue', value: 'gen' } } }] },
+      scopeMetrics: [{ metrics: [
+        { name: 'gen.delta', data: { $case: 'histogram', value: { aggregationTemporality: 1, dataPoints: [{ timeUnixNano: t, count: 2n, bucketCounts: [1n, 1n], explicitBounds: [1] }] } } },
+        { name: 'gen.gauge', unit: 'By', data: { $case: 'gauge', value: { dataPoints: [{ timeUnixNano: t, value: { $case: 'asInt', value: 42n } }] } } },
+      ] }],
+    }] };
+    // Cast: the generated DeepPartial/Exact types do not narrow the oneofs of a literal built apart from the call.
+    const request = ExportMetricsServiceRequest.fromPartial(partial as unknown as Parameters<typeof ExportMetricsServiceRequest.fromPartial>[0]);
+    const a = await fetch(`${strata.base}/api/v1/otlp/v1/metrics`, {
+      method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'thanos-tenant': 'answers' }, body: ExportMetricsServiceRequest.encode(request).finish(),
+    });
+    assert.equal(a.status, 200);
+    assert.equal(a.headers.get('content-type'), 'application/x-protobuf');
+    const response = ExportMetricsServiceResponse.decode(new Uint8Array(await a.arrayBuffer()));
+    assert.deepEqual(response.partialSuccess, { rejectedDataPoints: 1n, errorMessage: 'invalid temporality and type combination for metric "gen.delta"' });
+    assert.deepEqual((await read('gen_gauge_bytes', 'answers'))[0]!.samples, [{ t: NOW_MS + 30_000, bits: bitsOf(42) }]);
+    assert.deepEqual(await read('gen_delta_bucket', 'answers'), []);
   });
 
   test('a body that does not decode is 400', async () => {
