@@ -13,6 +13,8 @@ import { parseTsdbFlags, tsdbFlags, tsdbHelp, type TsdbConfig } from './tsdb-opt
 import { aliasHelp, renameAliases } from './flag-aliases.js';
 import { parseLabelFlag } from './label-flag.js';
 import { logFlags, logHelp, parseLogFlags, type LogConfig } from './log-options.js';
+import { otlpFlags, otlpHelp, parseOtlpFlags } from './otlp-options.js';
+import type { OtlpSettings } from '../otlp/settings.js';
 
 export type Env = 'development' | 'production';
 
@@ -64,6 +66,8 @@ export interface ServeConfig {
   grpcGraceMs: number;
   /** --remote-write.address: remote write's own listener; undefined: on the HTTP address. */
   remoteWriteAddress?: HostPort;
+  /** The OTLP translation (--otlp.*). */
+  otlp: OtlpSettings;
 }
 
 /** Thanos' grace period flags, shared by serve and sidecar (pkg/extkingpin, cmd/thanos/config.go: default 2m). */
@@ -125,6 +129,7 @@ export const serveOptions = {
   'remote-write.address': { type: 'string' },
   ...graceFlags,
   ...logFlags,
+  ...otlpFlags,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -167,6 +172,7 @@ ${tsdbHelp}
   --receive.default-tenant-id ID  tenant of a write or HTTP read that names none (default default-tenant)
 ${graceHelp}
 ${logHelp}
+${otlpHelp}
   -h, --help                show this help
 
 ${aliasHelp(serveAliases)}`;
@@ -281,6 +287,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     defaultTenantId: tenantId(values['receive.default-tenant-id']),
     ...parseGraceFlags(values),
     ...(values['remote-write.address'] === undefined ? {} : { remoteWriteAddress: parseHostPort('remote-write.address', values['remote-write.address']) }),
+    otlp: parseOtlpFlags(values),
   };
 }
 

@@ -100,6 +100,12 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     tsdbOutOfOrderTimeWindow: config.tsdb.outOfOrderWindowMs,
     tsdbTooFarInFutureTimeWindow: config.tsdb.tooFarInFutureMs,
     tsdbMaxExemplars: config.maxExemplars,
+    otlpTranslationStrategy: config.otlp.translationStrategy,
+    otlpPromoteResourceAttributes: config.otlp.promoteResourceAttributes,
+    otlpPromoteAllResourceAttributes: config.otlp.promoteAllResourceAttributes,
+    otlpIgnoreResourceAttributes: config.otlp.ignoreResourceAttributes,
+    otlpKeepIdentifyingResourceAttributes: config.otlp.keepIdentifyingResourceAttributes,
+    otlpPromoteScopeMetadata: config.otlp.promoteScopeMetadata,
     log,
   };
   // The text read when the flags were checked: the store parses that, not a file changed since.

@@ -13,6 +13,7 @@ import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
 import { decodeSnappyFramed } from '../encoding/snappy-framed.js';
+import { otlpToWriteRequest, OtlpTooLargeError, type OtlpBody } from '../otlp/otlp-body.js';
 
 /** A remote-write request to parse (parse-write.ts). */
 interface ParseWriteMessage {
@@ -25,6 +26,8 @@ interface ParseWriteMessage {
    * up to this many bytes.
    */
   snappy?: { maxDecodedBytes: number; framed?: true };
+  /** The bytes are an OTLP metrics body (src/otlp), translated to a 1.0 WriteRequest first. */
+  otlp?: OtlpBody;
   /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
   cache?: SharedArrayBuffer;
   /** A buffer to write the append batch into when it is large enough (moved; see spare-buffers.ts). */
@@ -39,7 +42,7 @@ interface ParseWriteMessage {
 type ParseWriteAnswer = (
   | { ok: true; parsed: ParsedWrite }
   | { ok: false; offset: number; detail: string }
-  /** The snappy body did not decompress, or would decompress to too much (snappy-block.ts). */
+  /** The snappy (or OTLP's gzip) body did not decompress, or would decompress to too much (snappy-block.ts). */
   | { ok: false; snappy: 'malformed-request' | 'resource-exhausted'; message: string }
 ) & {
   /** The request's buffer, moved back for reuse (when the spares would keep it). */
@@ -73,7 +76,7 @@ export async function parseWriteInPool(
   pool: TaskRunner,
   bytes: Uint8Array,
   opts: ParseWriteOptions,
-  body: { snappy?: { maxDecodedBytes: number; framed?: true }; cache?: SharedArrayBuffer } = {},
+  body: { snappy?: { maxDecodedBytes: number; framed?: true }; otlp?: OtlpBody; cache?: SharedArrayBuffer } = {},
 ): Promise<ParsedWrite> {
   // Cloning a view clones its whole buffer (a Node Buffer may be a slice
   // of a much larger one): move the buffer only when the view is all of it
@@ -87,6 +90,7 @@ export async function parseWriteInPool(
   const message: ParseWriteMessage = { op: 'parseWrite', bytes: owned, opts };
   const moving = [owned.buffer as ArrayBuffer];
   if (body.snappy !== undefined) message.snappy = body.snappy;
+  if (body.otlp !== undefined) message.otlp = body.otlp;
   if (body.cache !== undefined) message.cache = body.cache;
   const spare = batchBuffers.take(0);
   if (spare !== undefined) {
@@ -148,8 +152,28 @@ function parseWrite(message: ParseWriteMessage): unknown {
   return answer;
 }
 
-function decodeAndParse({ bytes: body, opts, snappy, cache, spare }: ParseWriteMessage, large: { found: boolean }): unknown {
-  const bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
+/** An OTLP body as WriteRequest bytes, or the answer refusing it. */
+function fromOtlp(bytes: Uint8Array, otlp: OtlpBody): { bytes: Uint8Array; refused: ParsedWrite['otlp'] } | ParseWriteAnswer {
+  try {
+    return otlpToWriteRequest(bytes, otlp);
+  } catch (err) {
+    if (err instanceof OtlpTooLargeError) return { ok: false, snappy: 'resource-exhausted', message: err.message };
+    if (err instanceof MalformedRequestError) return { ok: false, offset: err.offset, detail: err.detail };
+    throw err;
+  }
+}
+
+function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: ParseWriteMessage, large: { found: boolean }): unknown {
+  let refusedOtlp: ParsedWrite['otlp'];
+  let bytes: Uint8Array | ParseWriteAnswer;
+  if (otlp !== undefined) {
+    const translated = fromOtlp(body, otlp);
+    if (!('bytes' in translated)) return refused(translated, body, spare);
+    bytes = translated.bytes;
+    refusedOtlp = translated.refused;
+  } else {
+    bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
+  }
   if (bytes instanceof Uint8Array && bytes.byteLength > SPARE_MAX_BYTES) large.found = true;
   if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
   let answer: ParseWriteAnswer & { ok: true };
@@ -157,6 +181,7 @@ function decodeAndParse({ bytes: body, opts, snappy, cache, spare }: ParseWriteM
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
     answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm, cache, spare) };
+    if (refusedOtlp !== undefined) answer.parsed.otlp = refusedOtlp;
   } catch (err) {
     if (!(err instanceof MalformedRequestError)) throw err;
     return refused({ ok: false, offset: err.offset, detail: err.detail }, body, spare);

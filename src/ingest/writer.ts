@@ -20,6 +20,7 @@ import { EXEMPLAR_MAX_LABEL_CHARS } from '../exemplars/exemplar-store.js';
 import { invalidArgument } from '../errors/errors.js';
 import { SeriesCache, type CacheTicket } from './series-cache.js';
 import type { ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
+import type { OtlpBody, OtlpRefused } from '../otlp/otlp-body.js';
 
 /**
  * What a remote write stored, and what it refused (the error to answer
@@ -33,6 +34,8 @@ export interface WriteOutcome {
   histograms: number;
   exemplars: number;
   error?: Error;
+  /** An OTLP write: the data points its translation refused (src/otlp). */
+  otlp?: OtlpRefused;
 }
 
 /** What every write of one Writer shares. */
@@ -56,6 +59,8 @@ export interface WriteOptions {
    * the pool first, up to this size.
    */
   snappy?: { maxDecodedBytes: number; framed?: true };
+  /** The bytes are an OTLP/HTTP metrics body, translated in the pool (src/otlp); `dialect` is then 'prometheus'. */
+  otlp?: OtlpBody;
   /**
    * The request's size as received, when `bytes` is longer: a gRPC
    * message handed over behind a field the parser skips
@@ -127,7 +132,7 @@ export class Writer {
 
   private async take(bytes: Uint8Array, opts: WriteOptions, limits: WriteAdmission | undefined): Promise<WriteOutcome> {
     const db = this.db;
-    const { snappy, size: given, ...rest } = opts;
+    const { snappy, otlp, size: given, ...rest } = opts;
     const parseOpts = { ...rest, tenantLabel: this.opts.tenantLabel, ...(this.opts.defaultTenant === undefined ? {} : { defaultTenant: this.opts.defaultTenant }) };
     // The pool may take the bytes' buffer: measure them first.
     const size = given ?? bytes.length;
@@ -140,7 +145,8 @@ export class Writer {
     let parsed: ParsedWrite;
     let floats: { result: AppendResult | undefined; batch: ArrayBuffer };
     try {
-      parsed = await parseWriteInPool(this.pool, bytes, parseOpts, snappy === undefined ? { cache: ticket.table } : { snappy, cache: ticket.table });
+      const body = snappy !== undefined ? { snappy, cache: ticket.table } : otlp !== undefined ? { otlp, cache: ticket.table } : { cache: ticket.table };
+      parsed = await parseWriteInPool(this.pool, bytes, parseOpts, body);
       if (limits !== undefined) {
         if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
         limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
@@ -160,11 +166,12 @@ export class Writer {
     const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
     const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
     if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
-    const written = {
+    const written: WriteOutcome = {
       samples: floats.result === undefined ? 0 : floats.result.appended + floats.result.ignored,
       histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,
       exemplars: exemplars?.written ?? 0,
     };
+    if (parsed.otlp !== undefined) written.otlp = parsed.otlp;
     const rejected = joinRejections(rejectedFloats, hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf));
     const problems = refusedParts(parsed, opts.dialect === 'prometheus-v2' ? exemplars : undefined);
     if (problems.length > 0) {

@@ -150,6 +150,18 @@ export interface StrataOptions {
   tsdbTooFarInFutureTimeWindow?: Duration;
   /** --tsdb.max-exemplars: exemplars kept from remote write, the oldest replaced first (default 100000; 0 or less: none). */
   tsdbMaxExemplars?: number;
+  /** --otlp.translation-strategy: OTLP metric and label names (default UnderscoreEscapingWithSuffixes, as Prometheus). */
+  otlpTranslationStrategy?: string;
+  /** --otlp.promote-resource-attributes: resource attributes copied onto every series. */
+  otlpPromoteResourceAttributes?: string[];
+  /** --otlp.promote-all-resource-attributes: all of them but the ignored ones. */
+  otlpPromoteAllResourceAttributes?: boolean;
+  /** --otlp.ignore-resource-attributes. */
+  otlpIgnoreResourceAttributes?: string[];
+  /** --otlp.keep-identifying-resource-attributes: service.* also on target_info. */
+  otlpKeepIdentifyingResourceAttributes?: boolean;
+  /** --otlp.promote-scope-metadata: scope name, version, schema URL and attributes as labels. */
+  otlpPromoteScopeMetadata?: boolean;
   /** Where to log (default: nowhere); `strata serve` passes its JSON logger. */
   log?: StrataLogger;
 }

@@ -24,7 +24,7 @@ import type { HostPort } from '../config/host-port.js';
 import { threadCodec } from '../chunkenc/index.js';
 import { Db } from '../db/db.js';
 import { mountApiEngine, registerResources, Router, startHttpServer, type HttpServer } from '../http/index.js';
-import { notReady, Readiness, registerPrometheusRoutes, remoteWriteRoutes, type PrometheusRoutesOptions } from '../http/prometheus/index.js';
+import { notReady, otlpRoutes, Readiness, registerPrometheusRoutes, remoteWriteRoutes, type PrometheusRoutesOptions } from '../http/prometheus/index.js';
 import { metricsRoute } from '../http/metrics-route.js';
 import { StrataMetrics } from '../metrics/index.js';
 import { openBucket } from '../objstore/index.js';
@@ -96,7 +96,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   const router = new Router();
   router.add(metricsRoute(metrics));
   const routes: PrometheusRoutesOptions = {
-    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log),
+    readiness, pool, tenantLabel: config.tenantLabelName, defaultTenant: config.receiveDefaultTenantId, maxBodyBytes: config.httpMaxBodyBytes, log: asPino(log), otlp: config.otlp,
     remoteWrite: config.remoteWriteAddress === undefined,
   };
   registerPrometheusRoutes(router, routes);
@@ -225,7 +225,7 @@ export async function openResources(config: ResolvedOptions, router: Router): Pr
  */
 function startRemoteWrite(config: ResolvedOptions, at: HostPort, routes: PrometheusRoutesOptions, metrics: StrataMetrics): Promise<HttpServer> {
   const router = new Router();
-  for (const route of remoteWriteRoutes(routes)) router.add(route);
+  for (const route of [...remoteWriteRoutes(routes), ...otlpRoutes(routes)]) router.add(route);
   return startHttp(config, at, router, metrics, routes.readiness);
 }
 

@@ -19,6 +19,7 @@ import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL } from '../ingest/parse/index.js';
 import { loadLimitsFile, loadLimitsText, type WriteLimitsOptions } from '../ingest/limits/index.js';
 import { InvalidArgumentError } from './errors.js';
+import { otlpSettings, type OtlpSettings } from '../otlp/settings.js';
 import { labelPairs } from './labels.js';
 import { SILENT_LOGGER } from './logger.js';
 import type { Duration, Size, StrataLogger, StrataOptions } from './options.js';
@@ -63,6 +64,7 @@ export interface ResolvedOptions {
   outOfOrderWindowMs: number;
   tooFarInFutureMs: number;
   maxExemplars: number;
+  otlp: OtlpSettings;
   log: StrataLogger;
 }
 
@@ -74,7 +76,8 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
   'receiveLimitsConfig', 'receiveLimitsConfigReloadTimer', 'receiveHeapLimitRatio', 'receiveMemoryLimit',
-  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'log',
+  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'otlpTranslationStrategy', 'otlpPromoteResourceAttributes', 'otlpPromoteAllResourceAttributes',
+  'otlpIgnoreResourceAttributes', 'otlpKeepIdentifyingResourceAttributes', 'otlpPromoteScopeMetadata', 'log',
 ]);
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -131,6 +134,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     outOfOrderWindowMs: duration('tsdbOutOfOrderTimeWindow', o.tsdbOutOfOrderTimeWindow, 0, 0),
     tooFarInFutureMs: duration('tsdbTooFarInFutureTimeWindow', o.tsdbTooFarInFutureTimeWindow, 0, 0),
     maxExemplars: maxExemplars(o.tsdbMaxExemplars),
+    otlp: otlpOptions(o),
     log: logger(o.log),
   };
   if (o.grpcAddress !== undefined) out.grpcAddress = hostPort('grpcAddress', o.grpcAddress);
@@ -297,4 +301,18 @@ function logger(value: unknown): StrataLogger {
     throw new InvalidArgumentError('log: expected a logger with debug, info, warn and error methods (a pino logger fits)');
   }
   return l as StrataLogger;
+}
+
+/** The otlp* options as the OTLP translation's settings; InvalidArgumentError naming the option. */
+function otlpOptions(o: StrataOptions): OtlpSettings {
+  const s = otlpSettings({
+    ...(o.otlpTranslationStrategy === undefined ? {} : { translationStrategy: o.otlpTranslationStrategy }),
+    ...(o.otlpPromoteResourceAttributes === undefined ? {} : { promoteResourceAttributes: o.otlpPromoteResourceAttributes }),
+    ...(o.otlpPromoteAllResourceAttributes === undefined ? {} : { promoteAllResourceAttributes: o.otlpPromoteAllResourceAttributes }),
+    ...(o.otlpIgnoreResourceAttributes === undefined ? {} : { ignoreResourceAttributes: o.otlpIgnoreResourceAttributes }),
+    ...(o.otlpKeepIdentifyingResourceAttributes === undefined ? {} : { keepIdentifyingResourceAttributes: o.otlpKeepIdentifyingResourceAttributes }),
+    ...(o.otlpPromoteScopeMetadata === undefined ? {} : { promoteScopeMetadata: o.otlpPromoteScopeMetadata }),
+  }, (setting) => `otlp${setting[0]!.toUpperCase()}${setting.slice(1)}`);
+  if (typeof s === 'string') throw new InvalidArgumentError(s);
+  return s;
 }

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 const LAYERS: readonly (readonly string[])[] = [
   // The ground floor: bytes, errors, configuration values, files, the module loader, the worker pool.
   ['encoding', 'errors', 'config', 'files', 'background', 'pool', 'wasm'],
-  // Formats and storage parts: chunks, batches and WAL records, postings, the logs, blocks, buckets, documents.
-  ['chunkenc', 'record', 'index', 'wal', 'chunks', 'blocks', 'objstore', 'docstore'],
+  // Formats and storage parts: chunks, batches and WAL records, postings, the logs, blocks, buckets, documents, OTLP's translation.
+  ['chunkenc', 'record', 'index', 'wal', 'chunks', 'blocks', 'objstore', 'docstore', 'otlp'],
   // The engine's parts: reads over readers, the head, exemplars, metadata, shipping, remote read's answers.
   ['query', 'head', 'exemplars', 'metadata', 'shipper', 'remote-read'],
   // The engine.

@@ -1,6 +1,6 @@
 /**
  * The Prometheus-facing HTTP routes: remote write (/api/v1/write,
- * /api/v1/receive), remote read (/api/v1/read), the label and series
+ * /api/v1/receive), OTLP (/api/v1/otlp/v1/metrics, /api/v1/otlp), remote read (/api/v1/read), the label and series
  * endpoints of the HTTP API, exemplars (/api/v1/query_exemplars) and
  * metadata (/api/v1/metadata), and the /-/healthy and /-/ready probes.
  *
@@ -22,12 +22,15 @@ import { probeRoutes } from './probes.js';
 import type { Readiness } from './readiness.js';
 import { remoteReadRoute } from './remote-read.js';
 import { remoteWriteRoutes } from './remote-write.js';
+import { otlpRoutes } from './otlp.js';
+import type { OtlpSettings } from '../../otlp/settings.js';
 
 export { Readiness } from './readiness.js';
 export { notReady, probeRoutes, type ReadinessState } from './probes.js';
 export { parseSelector, SelectorError } from '../../index/selector.js';
 export { DEFAULT_MAX_BODY_BYTES } from './limits.js';
 export { remoteWriteRoutes } from './remote-write.js';
+export { otlpRoutes } from './otlp.js';
 
 export interface PrometheusRoutesOptions {
   readiness: Readiness;
@@ -38,16 +41,18 @@ export interface PrometheusRoutesOptions {
   maxBodyBytes: number;
   /** --receive.default-tenant-id: the tenant of a request without THANOS-TENANT (default 'default-tenant'). */
   defaultTenant?: string;
-  /** false: remote write has a listener of its own (--remote-write.address), given remoteWriteRoutes (default true). */
+  /** false: remote write and OTLP have a listener of their own (--remote-write.address), given remoteWriteRoutes and otlpRoutes (default true). */
   remoteWrite?: boolean;
   log: Logger;
+  /** The --otlp.* flags (src/otlp/settings.ts); Prometheus' defaults when absent. */
+  otlp?: OtlpSettings;
 }
 
 /** Registers every Prometheus-facing route on `router`. */
 export function registerPrometheusRoutes(router: Router, opts: PrometheusRoutesOptions): void {
   const routes = [
     ...probeRoutes(opts.readiness),
-    ...(opts.remoteWrite === false ? [] : remoteWriteRoutes(opts)),
+    ...(opts.remoteWrite === false ? [] : [...remoteWriteRoutes(opts), ...otlpRoutes(opts)]),
     remoteReadRoute(opts),
     ...labelsApiRoutes(opts),
     ...exemplarsApiRoutes(opts),

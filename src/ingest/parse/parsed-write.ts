@@ -4,6 +4,7 @@
  * defaults of Thanos Receive.
  */
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
+import type { OtlpRefused } from '../../otlp/otlp-body.js';
 
 /** Tenant of a write that names none (Thanos Receive's default). */
 export const DEFAULT_TENANT = 'default-tenant';
@@ -95,4 +96,6 @@ export interface ParsedWrite {
    * (four words); absent when none.
    */
   keys?: ArrayBuffer;
+  /** An OTLP write: the data points the translation refused (src/otlp), before any of the checks above. */
+  otlp?: OtlpRefused;
 }

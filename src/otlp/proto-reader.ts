@@ -1,0 +1,404 @@
+/**
+ * Reads an OTLP ExportMetricsServiceRequest from protobuf bytes
+ * (opentelemetry-proto collector/metrics/v1, metrics/v1, common/v1,
+ * resource/v1; field numbers as in proto/opentelemetry/) into model.ts'
+ * shapes. Hand-written over the remote-write parser's WireReader, as that
+ * parser is: bounds-checked, and a short or corrupt body throws
+ * MalformedRequestError with its offset. Runs in the worker pool.
+ */
+import { WIRE, WireReader, wrongWireType } from '../encoding/wire-reader.js';
+import { malformedRequest } from '../errors/errors.js';
+import { bytesString, goFloatString, hexString } from './any-value.js';
+import {
+  nanosToMs,
+  type Attribute,
+  type Buckets,
+  type Exemplar,
+  type ExpHistogramPoint,
+  type HistogramPoint,
+  type Metric,
+  type MetricData,
+  type MetricsRequest,
+  type NumberPoint,
+  type ResourceMetrics,
+  type ScopeMetrics,
+  type SummaryPoint,
+} from './model.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** One OTLP message being read: a cursor and where the message ends. */
+class Fields {
+  constructor(readonly r: WireReader, readonly end: number, readonly message: string) {}
+  /** The next field number (its wire type in `wire`), or 0 at the end. */
+  wire = 0;
+  next(): number {
+    if (this.r.pos >= this.end) return 0;
+    const tag = this.r.tag(this.end);
+    this.wire = tag & 7;
+    return tag >>> 3;
+  }
+  private want(field: number, wire: number): void {
+    if (this.wire !== wire) throw wrongWireType(this.r.tagAt, this.message, field, this.wire, wire);
+  }
+  sub(field: number, message: string): Fields {
+    this.want(field, WIRE.len);
+    const stop = this.r.len(this.end);
+    return new Fields(this.r, stop, message);
+  }
+  string(field: number): string {
+    this.want(field, WIRE.len);
+    const r = this.r;
+    const stop = r.len(this.end);
+    const at = r.pos;
+    r.pos = stop;
+    try {
+      return decoder.decode(r.buf.subarray(at, stop));
+    } catch {
+      throw malformedRequest(at, `${this.message} field ${field} is not valid UTF-8`);
+    }
+  }
+  bytes(field: number): Uint8Array {
+    this.want(field, WIRE.len);
+    const r = this.r;
+    const stop = r.len(this.end);
+    const b = r.buf.subarray(r.pos, stop);
+    r.pos = stop;
+    return b;
+  }
+  /** A fixed64 as two unsigned halves in `lo`, `hi`. */
+  fixed64(field: number): void {
+    this.want(field, WIRE.fixed64);
+    const r = this.r;
+    if (r.pos + 8 > this.end) throw malformedRequest(r.pos, `${this.message} field ${field} runs past the end of its message`);
+    r.lo = r.view.getUint32(r.pos, true);
+    r.hi = r.view.getUint32(r.pos + 4, true);
+    r.pos += 8;
+  }
+  timeMs(field: number): number {
+    this.fixed64(field);
+    return nanosToMs(this.r.lo, this.r.hi);
+  }
+  /** fixed64 (unsigned) as a number: counts (exact below 2^53). */
+  count(field: number): number {
+    this.fixed64(field);
+    return this.r.hi * 4294967296 + this.r.lo;
+  }
+  /** sfixed64 as a number. */
+  sfixed64(field: number): number {
+    this.fixed64(field);
+    return (this.r.hi | 0) * 4294967296 + this.r.lo;
+  }
+  double(field: number): number {
+    this.want(field, WIRE.fixed64);
+    const r = this.r;
+    if (r.pos + 8 > this.end) throw malformedRequest(r.pos, `${this.message} field ${field} runs past the end of its message`);
+    const v = r.view.getFloat64(r.pos, true);
+    r.pos += 8;
+    return v;
+  }
+  varint(field: number): number {
+    this.want(field, WIRE.varint);
+    return this.r.int64Number(this.end);
+  }
+  sint32(field: number): number {
+    this.want(field, WIRE.varint);
+    const n = this.r.uint32(this.end, `${this.message} field ${field}`);
+    return (n >>> 1) ^ -(n & 1);
+  }
+  skip(): void {
+    this.r.skip(this.wire, this.end);
+  }
+  /** A repeated fixed64/double field, packed or not, into `out`. */
+  packed64(field: number, out: number[], read: (view: DataView, at: number) => number): void {
+    const r = this.r;
+    if (this.wire === WIRE.fixed64) {
+      if (r.pos + 8 > this.end) throw malformedRequest(r.pos, `${this.message} field ${field} runs past the end of its message`);
+      out.push(read(r.view, r.pos));
+      r.pos += 8;
+      return;
+    }
+    this.want(field, WIRE.len);
+    const stop = r.len(this.end);
+    if ((stop - r.pos) % 8 !== 0) throw malformedRequest(r.pos, `${this.message} field ${field}: packed length not a multiple of 8`);
+    for (let p = r.pos; p < stop; p += 8) out.push(read(r.view, p));
+    r.pos = stop;
+  }
+  /** A repeated uint64 varint field, packed or not. */
+  packedVarint(field: number, out: number[]): void {
+    const r = this.r;
+    if (this.wire === WIRE.varint) {
+      out.push(r.int64Number(this.end));
+      return;
+    }
+    this.want(field, WIRE.len);
+    const stop = r.len(this.end);
+    while (r.pos < stop) out.push(r.int64Number(stop));
+  }
+}
+
+const u64 = (v: DataView, at: number): number => v.getUint32(at + 4, true) * 4294967296 + v.getUint32(at, true);
+const f64 = (v: DataView, at: number): number => v.getFloat64(at, true);
+
+/** AnyValue as a JSON-able value (for arrays and maps) and as its string. */
+function anyValue(f: Fields): { json: unknown; text: string } {
+  let out: { json: unknown; text: string } = { json: '', text: '' };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    switch (field) {
+      case 1: {
+        const s = f.string(1);
+        out = { json: s, text: s };
+        break;
+      }
+      case 2: {
+        const b = f.varint(2) !== 0;
+        out = { json: b, text: String(b) };
+        break;
+      }
+      case 3: {
+        f.varint(3);
+        const n = BigInt.asIntN(64, (BigInt(f.r.hi >>> 0) << 32n) | BigInt(f.r.lo >>> 0));
+        out = { json: Number(n), text: n.toString() };
+        break;
+      }
+      case 4: {
+        const d = f.double(4);
+        out = { json: d, text: goFloatString(d) };
+        break;
+      }
+      case 5: {
+        const a = f.sub(5, 'ArrayValue');
+        const items: unknown[] = [];
+        for (let g = a.next(); g !== 0; g = a.next()) {
+          if (g === 1) items.push(anyValue(a.sub(1, 'AnyValue')).json);
+          else a.skip();
+        }
+        out = { json: items, text: JSON.stringify(items) };
+        break;
+      }
+      case 6: {
+        const m = f.sub(6, 'KeyValueList');
+        const obj: Record<string, unknown> = {};
+        for (let g = m.next(); g !== 0; g = m.next()) {
+          if (g === 1) {
+            const kv = keyValue(m.sub(1, 'KeyValue'));
+            obj[kv.key] = kv.json;
+          } else m.skip();
+        }
+        out = { json: obj, text: JSON.stringify(obj) };
+        break;
+      }
+      case 7: {
+        const s = bytesString(f.bytes(7));
+        out = { json: s, text: s };
+        break;
+      }
+      default:
+        f.skip();
+    }
+  }
+  return out;
+}
+
+function keyValue(f: Fields): { key: string; json: unknown; text: string } {
+  let key = '';
+  let value = { json: '' as unknown, text: '' };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) key = f.string(1);
+    else if (field === 2) value = anyValue(f.sub(2, 'AnyValue'));
+    else f.skip();
+  }
+  return { key, json: value.json, text: value.text };
+}
+
+function attribute(f: Fields, field: number, out: Attribute[]): void {
+  const kv = keyValue(f.sub(field, 'KeyValue'));
+  out.push({ key: kv.key, value: kv.text });
+}
+
+/** An id as hex, '' when empty or all zeros (pcommon's IsEmpty). */
+function idHex(b: Uint8Array): string {
+  return b.every((x) => x === 0) ? '' : hexString(b);
+}
+
+function exemplar(f: Fields): Exemplar {
+  const e: Exemplar = { attributes: [], timeMs: 0, value: 0, traceId: '', spanId: '' };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 7) attribute(f, 7, e.attributes);
+    else if (field === 2) e.timeMs = f.timeMs(2);
+    else if (field === 3) e.value = f.double(3);
+    else if (field === 6) e.value = f.sfixed64(6);
+    else if (field === 4) e.spanId = idHex(f.bytes(4));
+    else if (field === 5) e.traceId = idHex(f.bytes(5));
+    else f.skip();
+  }
+  return e;
+}
+
+function numberPoint(f: Fields): NumberPoint {
+  const p: NumberPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], value: 0 };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 7) attribute(f, 7, p.attributes);
+    else if (field === 3) p.timeMs = f.timeMs(3);
+    else if (field === 4) p.value = f.double(4);
+    else if (field === 6) p.value = f.sfixed64(6);
+    else if (field === 5) p.exemplars.push(exemplar(f.sub(5, 'Exemplar')));
+    else if (field === 8) p.flags = f.varint(8);
+    else f.skip();
+  }
+  return p;
+}
+
+function histogramPoint(f: Fields): HistogramPoint {
+  const p: HistogramPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], count: 0, sum: undefined, bucketCounts: [], bounds: [] };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 9) attribute(f, 9, p.attributes);
+    else if (field === 3) p.timeMs = f.timeMs(3);
+    else if (field === 4) p.count = f.count(4);
+    else if (field === 5) p.sum = f.double(5);
+    else if (field === 6) f.packed64(6, p.bucketCounts, u64);
+    else if (field === 7) f.packed64(7, p.bounds, f64);
+    else if (field === 8) p.exemplars.push(exemplar(f.sub(8, 'Exemplar')));
+    else if (field === 10) p.flags = f.varint(10);
+    else f.skip();
+  }
+  return p;
+}
+
+function buckets(f: Fields): Buckets {
+  const b: Buckets = { offset: 0, counts: [] };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) b.offset = f.sint32(1);
+    else if (field === 2) f.packedVarint(2, b.counts);
+    else f.skip();
+  }
+  return b;
+}
+
+function expHistogramPoint(f: Fields): ExpHistogramPoint {
+  const p: ExpHistogramPoint = {
+    attributes: [], timeMs: 0, flags: 0, exemplars: [], count: 0, sum: undefined, scale: 0, zeroCount: 0, zeroThreshold: 0,
+    positive: { offset: 0, counts: [] }, negative: { offset: 0, counts: [] },
+  };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) attribute(f, 1, p.attributes);
+    else if (field === 3) p.timeMs = f.timeMs(3);
+    else if (field === 4) p.count = f.count(4);
+    else if (field === 5) p.sum = f.double(5);
+    else if (field === 6) p.scale = f.sint32(6);
+    else if (field === 7) p.zeroCount = f.count(7);
+    else if (field === 8) p.positive = buckets(f.sub(8, 'Buckets'));
+    else if (field === 9) p.negative = buckets(f.sub(9, 'Buckets'));
+    else if (field === 10) p.flags = f.varint(10);
+    else if (field === 11) p.exemplars.push(exemplar(f.sub(11, 'Exemplar')));
+    else if (field === 14) p.zeroThreshold = f.double(14);
+    else f.skip();
+  }
+  return p;
+}
+
+function summaryPoint(f: Fields): SummaryPoint {
+  const p: SummaryPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], count: 0, sum: 0, quantiles: [] };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 7) attribute(f, 7, p.attributes);
+    else if (field === 3) p.timeMs = f.timeMs(3);
+    else if (field === 4) p.count = f.count(4);
+    else if (field === 5) p.sum = f.double(5);
+    else if (field === 6) {
+      const q = f.sub(6, 'ValueAtQuantile');
+      const v = { quantile: 0, value: 0 };
+      for (let g = q.next(); g !== 0; g = q.next()) {
+        if (g === 1) v.quantile = q.double(1);
+        else if (g === 2) v.value = q.double(2);
+        else q.skip();
+      }
+      p.quantiles.push(v);
+    } else if (field === 8) p.flags = f.varint(8);
+    else f.skip();
+  }
+  return p;
+}
+
+/** Gauge, Sum, Histogram, ExponentialHistogram or Summary: points, temporality, monotonicity. */
+function data<P>(f: Fields, point: (f: Fields) => P, message: string): { points: P[]; temporality: number; monotonic: boolean } {
+  const out = { points: [] as P[], temporality: 0, monotonic: false };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) out.points.push(point(f.sub(1, message)));
+    else if (field === 2) out.temporality = f.varint(2);
+    else if (field === 3) out.monotonic = f.varint(3) !== 0;
+    else f.skip();
+  }
+  return out;
+}
+
+function metric(f: Fields): Metric {
+  const m: Metric = { name: '', description: '', unit: '', data: { kind: 'none' } };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    let d: MetricData | undefined;
+    if (field === 1) m.name = f.string(1);
+    else if (field === 2) m.description = f.string(2);
+    else if (field === 3) m.unit = f.string(3);
+    else if (field === 5) d = { kind: 'gauge', points: data(f.sub(5, 'Gauge'), numberPoint, 'NumberDataPoint').points };
+    else if (field === 7) {
+      const s = data(f.sub(7, 'Sum'), numberPoint, 'NumberDataPoint');
+      d = { kind: 'sum', points: s.points, temporality: s.temporality, monotonic: s.monotonic };
+    } else if (field === 9) {
+      const h = data(f.sub(9, 'Histogram'), histogramPoint, 'HistogramDataPoint');
+      d = { kind: 'histogram', points: h.points, temporality: h.temporality };
+    } else if (field === 10) {
+      const h = data(f.sub(10, 'ExponentialHistogram'), expHistogramPoint, 'ExponentialHistogramDataPoint');
+      d = { kind: 'exponential_histogram', points: h.points, temporality: h.temporality };
+    } else if (field === 11) d = { kind: 'summary', points: data(f.sub(11, 'Summary'), summaryPoint, 'SummaryDataPoint').points };
+    else f.skip();
+    if (d !== undefined) m.data = d;
+  }
+  return m;
+}
+
+function scopeMetrics(f: Fields): ScopeMetrics {
+  const s: ScopeMetrics = { name: '', version: '', schemaUrl: '', attributes: [], metrics: [] };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) {
+      const scope = f.sub(1, 'InstrumentationScope');
+      for (let g = scope.next(); g !== 0; g = scope.next()) {
+        if (g === 1) s.name = scope.string(1);
+        else if (g === 2) s.version = scope.string(2);
+        else if (g === 3) attribute(scope, 3, s.attributes);
+        else scope.skip();
+      }
+    } else if (field === 2) s.metrics.push(metric(f.sub(2, 'Metric')));
+    else if (field === 3) s.schemaUrl = f.string(3);
+    else f.skip();
+  }
+  return s;
+}
+
+function resourceMetrics(f: Fields): ResourceMetrics {
+  const rm: ResourceMetrics = { attributes: [], scopes: [] };
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 1) {
+      const res = f.sub(1, 'Resource');
+      for (let g = res.next(); g !== 0; g = res.next()) {
+        if (g === 1) attribute(res, 1, rm.attributes);
+        else res.skip();
+      }
+    } else if (field === 2) rm.scopes.push(scopeMetrics(f.sub(2, 'ScopeMetrics')));
+    else f.skip();
+  }
+  return rm;
+}
+
+/**
+ * Decodes an ExportMetricsServiceRequest.
+ *
+ * @throws MalformedRequestError naming the offset and what was wrong.
+ */
+export function readMetricsRequest(bytes: Uint8Array): MetricsRequest {
+  const top = new Fields(new WireReader(bytes), bytes.length, 'ExportMetricsServiceRequest');
+  const out: MetricsRequest = [];
+  for (let field = top.next(); field !== 0; field = top.next()) {
+    if (field === 1) out.push(resourceMetrics(top.sub(1, 'ResourceMetrics')));
+    else top.skip();
+  }
+  return out;
+}

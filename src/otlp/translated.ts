@@ -1,0 +1,64 @@
+/**
+ * What the OTLP translation gives: Prometheus series, one sample or native
+ * histogram each, with metadata, and what was refused. write-request.ts
+ * encodes it as a prometheus.WriteRequest for the one remote-write parser.
+ */
+
+/** A sample value; `stale` writes Prometheus' stale marker's exact bits instead. */
+export interface OutSample {
+  timeMs: number;
+  value: number;
+  stale: boolean;
+}
+
+export interface OutExemplar {
+  /** name, value, name, value ..., sorted by name. */
+  labels: string[];
+  value: number;
+  timeMs: number;
+}
+
+/** A native histogram in remote write 1.0's Histogram message, integer counts. */
+export interface OutHistogram {
+  timeMs: number;
+  count: number;
+  sum: number;
+  stale: boolean;
+  schema: number;
+  zeroThreshold: number;
+  zeroCount: number;
+  /** Spans (offset, length pairs) and deltas of the positive and negative buckets. */
+  positiveSpans: number[];
+  positiveDeltas: number[];
+  negativeSpans: number[];
+  negativeDeltas: number[];
+  /** 0 unknown, 1 yes, 2 no, 3 gauge (remote write's ResetHint). */
+  resetHint: number;
+}
+
+export interface OutSeries {
+  /** name, value, name, value ..., sorted by name, __name__ included. */
+  labels: string[];
+  sample?: OutSample;
+  histogram?: OutHistogram;
+  exemplars: OutExemplar[];
+}
+
+/** Remote write 1.0's MetricMetadata.MetricType numbers. */
+export const METRIC_TYPE = { unknown: 0, counter: 1, gauge: 2, histogram: 3, summary: 5 } as const;
+
+export interface OutMetadata {
+  type: number;
+  family: string;
+  help: string;
+  unit: string;
+}
+
+export interface Translated {
+  series: OutSeries[];
+  metadata: OutMetadata[];
+  /** Data points refused (delta temporality, names that cannot be built, ...). */
+  rejected: number;
+  /** Why, one line each, the first few. */
+  errors: string[];
+}

@@ -1,0 +1,201 @@
+/**
+ * A translation (translated.ts) as the bytes of a prometheus.WriteRequest
+ * (remote write 1.0: timeseries = 1, metadata = 3), so OTLP writes take
+ * the one remote-write parser and append batch: the same label checks,
+ * series cache, WAL records and answers as remote write. Stale markers
+ * are written as their exact bits (WIRE.md, "Stale markers").
+ */
+import type { OutExemplar, OutHistogram, OutSeries, Translated } from './translated.js';
+
+const LEN = 2;
+const VARINT = 0;
+const FIXED64 = 1;
+/** Prometheus' stale marker, value.StaleNaN: 0x7ff0000000000002, as little-endian halves. */
+const STALE_LO = 2;
+const STALE_HI = 0x7ff00000;
+
+const encoder = new TextEncoder();
+
+/**
+ * A growable protobuf writer. A sub-message is written in place after a
+ * one-byte length guess; a longer length moves it (copyWithin), which is
+ * rare: labels, samples and spans are short.
+ */
+class Out {
+  buf = new Uint8Array(1 << 16);
+  view = new DataView(this.buf.buffer);
+  pos = 0;
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+  tag(field: number, wire: number): void {
+    this.uvarint((field << 3) | wire);
+  }
+  uvarint(n: number): void {
+    this.room(10);
+    while (n >= 0x80) {
+      this.buf[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.buf[this.pos++] = n;
+  }
+  /** An int64 varint: negatives as ten bytes of two's complement. */
+  int64(n: number): void {
+    if (n >= 0) return this.uvarint(n);
+    let v = BigInt.asUintN(64, BigInt(n));
+    this.room(10);
+    while (v >= 0x80n) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+  zigzag(n: number): void {
+    this.uvarint(n >= 0 ? n * 2 : -n * 2 - 1);
+  }
+  double(v: number): void {
+    this.room(8);
+    this.view.setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+  stale(): void {
+    this.room(8);
+    this.view.setUint32(this.pos, STALE_LO, true);
+    this.view.setUint32(this.pos + 4, STALE_HI, true);
+    this.pos += 8;
+  }
+  string(field: number, s: string): void {
+    this.tag(field, LEN);
+    const max = s.length * 3;
+    this.room(max + 5);
+    const at = this.pos;
+    const { written } = encoder.encodeInto(s, this.buf.subarray(at + 5, at + 5 + max));
+    this.uvarint(written);
+    this.buf.copyWithin(this.pos, at + 5, at + 5 + written);
+    this.pos += written;
+  }
+  /** Starts a sub-message: returns where its one-byte length goes. */
+  begin(field: number): number {
+    this.tag(field, LEN);
+    this.room(1);
+    return this.pos++;
+  }
+  end(at: number): void {
+    const len = this.pos - at - 1;
+    if (len < 0x80) {
+      this.buf[at] = len;
+      return;
+    }
+    let extra = 0;
+    for (let n = len; n >= 0x80; n = Math.floor(n / 0x80)) extra++;
+    this.room(extra);
+    this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
+    const end = this.pos + extra;
+    this.pos = at;
+    this.uvarint(len);
+    this.pos = end;
+  }
+}
+
+function labels(o: Out, flat: string[]): void {
+  for (let i = 0; i < flat.length; i += 2) {
+    const at = o.begin(1);
+    o.string(1, flat[i]!);
+    o.string(2, flat[i + 1]!);
+    o.end(at);
+  }
+}
+
+function exemplar(o: Out, e: OutExemplar): void {
+  const at = o.begin(3);
+  labels(o, e.labels);
+  o.tag(2, FIXED64);
+  o.double(e.value);
+  o.tag(3, VARINT);
+  o.int64(e.timeMs);
+  o.end(at);
+}
+
+function spans(o: Out, field: number, pairs: number[]): void {
+  for (let i = 0; i < pairs.length; i += 2) {
+    const at = o.begin(field);
+    o.tag(1, VARINT);
+    o.zigzag(pairs[i]!);
+    o.tag(2, VARINT);
+    o.uvarint(pairs[i + 1]!);
+    o.end(at);
+  }
+}
+
+function deltas(o: Out, field: number, list: number[]): void {
+  if (list.length === 0) return;
+  const at = o.begin(field);
+  for (const d of list) o.zigzag(d);
+  o.end(at);
+}
+
+function histogram(o: Out, h: OutHistogram): void {
+  const at = o.begin(4);
+  o.tag(1, VARINT);
+  o.uvarint(h.count);
+  o.tag(3, FIXED64);
+  if (h.stale) o.stale();
+  else o.double(h.sum);
+  o.tag(4, VARINT);
+  o.zigzag(h.schema);
+  o.tag(5, FIXED64);
+  o.double(h.zeroThreshold);
+  o.tag(6, VARINT);
+  o.uvarint(h.zeroCount);
+  spans(o, 8, h.negativeSpans);
+  deltas(o, 9, h.negativeDeltas);
+  spans(o, 11, h.positiveSpans);
+  deltas(o, 12, h.positiveDeltas);
+  if (h.resetHint !== 0) {
+    o.tag(14, VARINT);
+    o.uvarint(h.resetHint);
+  }
+  o.tag(15, VARINT);
+  o.int64(h.timeMs);
+  o.end(at);
+}
+
+function series(o: Out, s: OutSeries): void {
+  const at = o.begin(1);
+  labels(o, s.labels);
+  if (s.sample !== undefined) {
+    const p = o.begin(2);
+    o.tag(1, FIXED64);
+    if (s.sample.stale) o.stale();
+    else o.double(s.sample.value);
+    o.tag(2, VARINT);
+    o.int64(s.sample.timeMs);
+    o.end(p);
+  }
+  for (const e of s.exemplars) exemplar(o, e);
+  if (s.histogram !== undefined) histogram(o, s.histogram);
+  o.end(at);
+}
+
+/** The WriteRequest bytes of a translation: its series, then its metadata. */
+export function encodeWriteRequest(t: Translated): Uint8Array {
+  const o = new Out();
+  for (const s of t.series) series(o, s);
+  for (const m of t.metadata) {
+    const at = o.begin(3);
+    o.tag(1, VARINT);
+    o.uvarint(m.type);
+    o.string(2, m.family);
+    if (m.help !== '') o.string(4, m.help);
+    if (m.unit !== '') o.string(5, m.unit);
+    o.end(at);
+  }
+  return o.buf.subarray(0, o.pos);
+}
