@@ -92,6 +92,12 @@ export function putUvarint(b: Uint8Array, at: number, n: number): number {
   return at;
 }
 
+/** `n` (a non-negative safe integer) as uvarint bytes, for a small message built as a list. */
+export function uvarintBytes(n: number): number[] {
+  const b = new Uint8Array(MAX_VARINT64_BYTES);
+  return [...b.subarray(0, putUvarint(b, 0, n))];
+}
+
 /**
  * Writes `n` (a non-negative safe integer) as an uvarint of exactly `width`
  * bytes at `at`, padded with continuation bits (the caller checked that it

@@ -5,6 +5,7 @@
  * series cache, WAL records and answers as remote write. Stale markers
  * are written as their exact bits (WIRE.md, "Stale markers").
  */
+import { putUvarint, putUvarint64, putVarint, uvarintSize } from '../encoding/varint.js';
 import type { OutExemplar, OutHistogram, OutSeries, Translated } from './translated.js';
 
 const LEN = 2;
@@ -40,25 +41,16 @@ class Out {
   }
   uvarint(n: number): void {
     this.room(10);
-    while (n >= 0x80) {
-      this.buf[this.pos++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.pos++] = n;
+    this.pos = putUvarint(this.buf, this.pos, n);
   }
   /** An int64 varint: negatives as ten bytes of two's complement. */
   int64(n: number): void {
-    if (n >= 0) return this.uvarint(n);
-    let v = BigInt.asUintN(64, BigInt(n));
     this.room(10);
-    while (v >= 0x80n) {
-      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
-      v >>= 7n;
-    }
-    this.buf[this.pos++] = Number(v);
+    this.pos = putUvarint64(this.buf, this.pos, n);
   }
   zigzag(n: number): void {
-    this.uvarint(n >= 0 ? n * 2 : -n * 2 - 1);
+    this.room(10);
+    this.pos = putVarint(this.buf, this.pos, n);
   }
   double(v: number): void {
     this.room(8);
@@ -93,8 +85,7 @@ class Out {
       this.buf[at] = len;
       return;
     }
-    let extra = 0;
-    for (let n = len; n >= 0x80; n = Math.floor(n / 0x80)) extra++;
+    const extra = uvarintSize(len) - 1;
     this.room(extra);
     this.buf.copyWithin(at + 1 + extra, at + 1, this.pos);
     const end = this.pos + extra;

@@ -24,6 +24,7 @@ import type { OtlpRefused } from '../../otlp/otlp-body.js';
 import { asProblem } from './problems.js';
 import type { Readiness } from './readiness.js';
 import { MAX_DECOMPRESSION_RATIO } from './remote-write.js';
+import { uvarintBytes } from '../../encoding/varint.js';
 import { TENANT_HEADER, tenantOf } from './tenant.js';
 
 /** What the OTLP routes need. */
@@ -47,19 +48,9 @@ const encoder = new TextEncoder();
 function protobufResponse(refused: OtlpRefused | undefined): Uint8Array {
   if (refused === undefined || refused.rejected === 0) return new Uint8Array(0);
   const message = encoder.encode(refused.message);
-  const inner: number[] = [0x08, ...uvarint(refused.rejected)];
-  if (message.length > 0) inner.push(0x12, ...uvarint(message.length), ...message);
-  return Uint8Array.from([0x0a, ...uvarint(inner.length), ...inner]);
-}
-
-function uvarint(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return out;
+  const inner: number[] = [0x08, ...uvarintBytes(refused.rejected)];
+  if (message.length > 0) inner.push(0x12, ...uvarintBytes(message.length), ...message);
+  return Uint8Array.from([0x0a, ...uvarintBytes(inner.length), ...inner]);
 }
 
 /** The same in the JSON mapping (int64 as a string). */
