@@ -242,6 +242,13 @@ export function positiveDuration(flag: string, value: string): number {
   return ms;
 }
 
+/** --tsdb.retention: Thanos reads 0 as keep forever, which Strata does not offer; say so rather than only "longer than 0". */
+function retentionFlag(value: string): number {
+  const ms = parseDuration('tsdb.retention', value);
+  if (ms === 0) throw new UsageError(`--tsdb.retention: '${value}': 0 (Thanos: keep forever) is not supported; give a duration such as 15d or 10y`);
+  return positiveDuration('tsdb.retention', value);
+}
+
 /** Parses the arguments after `serve`. Throws UsageError on any mistake. */
 export function parseServeArgs(args: string[]): ServeConfig | 'help' {
   const { values, positionals } = parseArgs({ args: renameAliases(args, serveAliases), options: serveOptions, strict: true, allowPositionals: true });
@@ -267,7 +274,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     replicaLabels: [...new Set(values['replica-label'])],
     workers: parseWorkers(values.workers),
     env,
-    retentionMs: positiveDuration('tsdb.retention', values['tsdb.retention']),
+    retentionMs: retentionFlag(values['tsdb.retention']),
     retentionBytes: parseBytes('tsdb.max-retention-bytes', values['tsdb.max-retention-bytes']),
     diskReserveBytes: parseBytes('disk-reserve', values['disk-reserve']),
     compaction: parseBool('compaction', values.compaction),
