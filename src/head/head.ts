@@ -528,7 +528,9 @@ export class Head {
   }
 
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
-    const labels = this.decodeLabels(labelsPtr, len);
+    // One string a label, not slices of one decoded whole: the index keeps
+    // new values, and a slice would keep the whole label text alive.
+    const labels = this.decodeLabels(labelsPtr, len, false);
     const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
     const s: Series = { id, slot, chunks: NO_CHUNKS };
     this.byId[id] = s;
@@ -550,7 +552,8 @@ export class Head {
     return labels;
   }
 
-  private decodeLabels(ptr: number, len: number): string[] {
+  /** `sliced`: ASCII text as slices of one decode (for a read's short-lived labels). */
+  private decodeLabels(ptr: number, len: number, sliced = true): string[] {
     const u8 = this.mem.u8();
     const text = this.mem.buffer();
     const end = ptr + len;
@@ -562,16 +565,17 @@ export class Head {
     // Most label text is ASCII: then one latin1 decode of the whole and a
     // split (two native calls instead of one a string; the separator 0xFF
     // decodes to U+00FF, which no ASCII text holds).
-    if (high < 0x80) {
+    if (high < 0x80 && sliced) {
       const out = text.toString('latin1', ptr, end).split('\u00ff');
       out.pop();
       return out;
     }
+    const encoding = high < 0x80 ? 'latin1' : 'utf8';
     const out: string[] = [];
     let start = ptr;
     for (let i = ptr; i < end; i++) {
       if (u8[i] !== 0xff) continue;
-      out.push(text.toString('utf8', start, i));
+      out.push(text.toString(encoding, start, i));
       start = i + 1;
     }
     return out;
