@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compressSync } from 'snappy';
+import { WORKER_IDLE_MS } from '../../src/pool/codec-pool.js';
 import { killAll, portOf, spawnServe, type ServeProcess } from '../support/serve-process.js';
 import { exchange, json, type RawAnswer } from './support/raw-client.js';
 
@@ -248,9 +249,10 @@ describe('memory after refusals', () => {
     assert.equal(refused, 2 * 16, `every bomb, non-snappy and non-message body is 400: ${statuses.join(',')}`);
     assert.equal(tooLarge, 2 * 4, `every oversized body is 413: ${statuses.join(',')}`);
 
-    // Bounded wait: the threads collect once their last large buffers are dropped.
+    // Bounded wait: the threads collect once their last large buffers are dropped, and the
+    // pool's workers (not yet started when idle was taken) exit after WORKER_IDLE_MS.
     let now = rssMiB(pid);
-    for (let waited = 0; now > 1.5 * idle && waited < 10_000; waited += 250) {
+    for (let waited = 0; now > 1.5 * idle && waited < WORKER_IDLE_MS + 5_000; waited += 250) {
       await sleep(250);
       now = rssMiB(pid);
     }
