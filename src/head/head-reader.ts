@@ -1,5 +1,5 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
-import type { LabelMatcher } from '../index/types.js';
+import { MatchType, type LabelMatcher } from '../index/types.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
 import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
@@ -106,9 +106,10 @@ export class HeadReader implements SeriesReader {
 
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
     if (!this.overlaps(minT, maxT)) return [];
-    if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelNames();
+    const ids = this.selected(matchers);
+    if (ids === ALL && this.coversAll(minT, maxT)) return this.head.index.labelNames();
     const names = new Set<string>();
-    for (const s of this.matching(matchers, minT, maxT)) {
+    for (const s of this.matching(ids, minT, maxT)) {
       const labels = this.head.labelsOf(s);
       for (let i = 0; i < labels.length; i += 2) names.add(labels[i]!);
     }
@@ -117,21 +118,33 @@ export class HeadReader implements SeriesReader {
 
   labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     if (!this.overlaps(minT, maxT)) return [];
-    if (matchers.length === 0 && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
+    const ids = this.selected(matchers);
+    if (ids === ALL && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
     const values = new Set<string>();
-    const all = matchers.length === 0 ? [{ type: 1, name, value: '' } as LabelMatcher] : matchers;
-    for (const s of this.matching(all, minT, maxT)) {
+    const withName = ids === ALL ? this.head.index.select([{ type: MatchType.NEQ, name, value: '' }]) : ids;
+    for (const s of this.matching(withName, minT, maxT)) {
       const v = valueOf(this.head.labelsOf(s), name);
       if (v !== undefined) values.add(v);
     }
     return [...values].sort(compareUtf8);
   }
 
-  /** Series matching every matcher (all series when there is none) with data in the range, in id order. */
-  private *matching(matchers: readonly LabelMatcher[], minT: number, maxT: number): IterableIterator<Series> {
+  /**
+   * Ids of the series matching every matcher, or ALL when that is every
+   * series of the head (no matchers, or the tenant label of a store with
+   * one tenant): then the index answers label questions without a series read.
+   */
+  private selected(matchers: readonly LabelMatcher[]): Uint32Array {
+    if (matchers.length === 0) return ALL;
+    const ids = this.head.index.select(matchers);
+    return ids.length === this.head.index.allPostings().length ? ALL : ids;
+  }
+
+  /** Series among `ids` (ALL: every series) with data in the range, in id order. */
+  private *matching(ids: Uint32Array, minT: number, maxT: number): IterableIterator<Series> {
     if (!this.overlaps(minT, maxT)) return;
     const all = this.coversAll(minT, maxT);
-    const ids = matchers.length === 0 ? this.head.index.allPostings().slice() : this.head.index.select(matchers);
+    if (ids === ALL) ids = this.head.index.allPostings().slice();
     for (const id of ids) {
       const s = this.head.get(id);
       if (s === undefined) continue;
@@ -170,6 +183,9 @@ export class HeadReader implements SeriesReader {
     return (this.head.ooo.seriesCount > 0 && this.head.ooo.has(s.id)) || this.cutting?.has(s.id) === true;
   }
 }
+
+/** The marker for "every series of the head" (compared by identity). */
+const ALL = new Uint32Array(0);
 
 // Comparators fixed at module level, so the sort can inline them.
 interface Labelled {

@@ -177,3 +177,23 @@ test('label names and values over part of the time range, without matchers, come
   assert.deepEqual(q.labelNames([], 20_000, 30_000), []);
   await db.close();
 });
+
+test('label names and values under a matcher every series meets (one tenant) equal the unmatched answer; under one that splits, only the matched series count', async () => {
+  const db = await fresh();
+  const b = batchBuilder();
+  b.add(['__name__', 'up', 'job', 'a', 'tenant_id', 't1'], ...samples([1000], [1]));
+  b.add(['__name__', 'up', 'region', 'eu', 'tenant_id', 't1'], ...samples([1000], [1]));
+  db.append(b.finish());
+  const q = db.querier();
+  const t1 = [{ type: MatchType.EQ, name: 'tenant_id', value: 't1' }];
+  assert.deepEqual(q.labelNames(t1, 0, 5000), ['__name__', 'job', 'region', 'tenant_id']);
+  assert.deepEqual(q.labelValues('job', t1, 0, 5000), ['a']);
+  assert.deepEqual(q.labelValues('absent', t1, 0, 5000), []);
+  assert.deepEqual(q.labelNames(t1, 5000, 6000), [], 'no series has data there');
+  b.add(['__name__', 'other', 'tenant_id', 't2', 'zone', 'z'], ...samples([1000], [1]));
+  db.append(b.finish());
+  assert.deepEqual(q.labelNames(t1, 0, 5000), ['__name__', 'job', 'region', 'tenant_id']);
+  assert.deepEqual(q.labelValues('__name__', t1, 0, 5000), ['up']);
+  assert.deepEqual(db.querier().labelValues('tenant_id', [], 0, 5000), ['t1', 't2']);
+  await db.close();
+});
