@@ -26,6 +26,7 @@ export class BlockSeriesReader implements SeriesReader {
   private readonly scratch = { labels: [] as string[], chunks: [] as number[] };
   /** A block never changes: the values of the names asked for are kept (Grafana asks the same ones every refresh). */
   private readonly values = new Lru<string, readonly string[]>(VALUE_LISTS_KEPT);
+  private seriesCount = -1;
 
   constructor(readonly block: BlockReader) {
     this.postings = new BlockPostingsIndex(block.index);
@@ -88,9 +89,11 @@ export class BlockSeriesReader implements SeriesReader {
       if (whole) return index.labelNames();
       return index.labelNames().filter((name) => index.labelValues(name).some((v) => this.anyInRange(index.postings(name, v), minT, maxT)));
     }
+    const refs = this.refs(matchers);
+    if (whole && this.isEverySeries(refs)) return index.labelNames();
     const names = new Set<string>();
     const scratch = this.scratch;
-    for (const ref of this.refs(matchers)) {
+    for (const ref of refs) {
       index.series(ref, scratch);
       if (!whole && !chunksOverlap(scratch.chunks, minT, maxT)) continue;
       for (let i = 0; i < scratch.labels.length; i += 2) names.add(scratch.labels[i]!);
@@ -108,9 +111,11 @@ export class BlockSeriesReader implements SeriesReader {
       if (whole) return all;
       return all.filter((v) => this.anyInRange(index.postings(name, v), minT, maxT));
     }
+    const refs = this.refs(matchers);
+    if (whole && this.isEverySeries(refs)) return this.labelValues(name, [], minT, maxT);
     const values = new Set<string>();
     const scratch = this.scratch;
-    for (const ref of this.refs(matchers)) {
+    for (const ref of refs) {
       index.series(ref, scratch);
       if (!whole && !chunksOverlap(scratch.chunks, minT, maxT)) continue;
       const l = scratch.labels;
@@ -137,6 +142,12 @@ export class BlockSeriesReader implements SeriesReader {
   /** Whether the range holds every sample of the block. */
   private covers(minT: number, maxT: number): boolean {
     return minT <= this.minTime && maxT >= this.maxTime;
+  }
+
+  /** Whether `refs` (a selection, ascending, no repeats) is every series of the block, as the tenant label of a one-tenant block is. */
+  private isEverySeries(refs: Uint32Array): boolean {
+    if (this.seriesCount < 0) this.seriesCount = this.block.index.allPostings().length;
+    return refs.length === this.seriesCount;
   }
 
   /** Series refs matching every matcher (all series for none), ascending: label order. */

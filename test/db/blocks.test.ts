@@ -92,6 +92,11 @@ test('the head cuts its oldest range into a block once it spans more than 1.5 ra
   assert.deepEqual(db.querier().labelValues('__name__', [], 0, HOUR - 1), ['gen0', 'steady']);
   assert.deepEqual(db.querier().labelValues('__name__', [], 3 * HOUR, 4 * HOUR), ['gen3', 'steady']);
   assert.deepEqual(db.querier().labelNames([{ type: MatchType.EQ, name: '__name__', value: 'gen1' }], -Infinity, Infinity), ['__name__', 's']);
+  // A matcher every series meets answers as no matcher does, in the block and the head alike.
+  const everySeries = [{ type: MatchType.RE, name: 's', value: '.+' }];
+  assert.deepEqual(db.querier().labelNames(everySeries, -Infinity, Infinity), ['__name__', 's']);
+  assert.deepEqual(db.querier().labelValues('__name__', everySeries, -Infinity, Infinity), ['gen0', 'gen1', 'gen2', 'gen3', 'steady']);
+  assert.deepEqual(db.querier().labelValues('__name__', everySeries, 0, HOUR - 1), ['gen0', 'steady']);
   await db.close();
 });
 
