@@ -89,6 +89,8 @@ export async function startHttpServer(router: Router, address: ListenAddress, lo
           };
         });
         if (inFlight > 0) log.warn({ inFlight }, 'HTTP: closing with requests still in flight');
+        // The last answers were corked in this tick: let the loop send them before every socket closes.
+        await new Promise((sent) => setImmediate(sent));
       }
       app.close();
       await bound.front?.close(FRONT_CLOSE_MS);

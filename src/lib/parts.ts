@@ -263,6 +263,7 @@ export async function stopParts(parts: Parts): Promise<void> {
   parts.readiness.markStopping();
   const { httpGraceMs, grpcGraceMs } = parts.config;
   await Promise.all([parts.http?.server.close(httpGraceMs), parts.remoteWrite?.server.close(httpGraceMs), parts.grpc?.server.close(grpcGraceMs)]);
+  parts.readiness.markStopped();
   await parts.records?.close();
   await parts.shipper?.stop();
   await parts.db.close();

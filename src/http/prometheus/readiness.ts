@@ -13,10 +13,11 @@ export class Readiness {
   private engine: Db | undefined;
   private writes: Writer | undefined;
   private why = 'the server is starting: the storage engine is opening (write-ahead log replay)';
+  private stopping = false;
 
-  /** True once both listeners accept requests and the engine is open; false again while stopping. */
+  /** True once both listeners accept requests and the engine is open; false again once stopping begins. */
   get ready(): boolean {
-    return this.engine !== undefined;
+    return this.engine !== undefined && !this.stopping;
   }
 
   /** Why the engine refuses writes (a full or failing disk), undefined while it stores them. */
@@ -54,10 +55,20 @@ export class Readiness {
     this.writes = writer;
   }
 
-  /** The server is stopping: requests that need the engine are refused from now on. */
+  /**
+   * The server is stopping: /-/ready answers 503, while requests still in
+   * flight (a body still arriving, within the grace period) keep the
+   * engine until {@link markStopped}.
+   */
   markStopping(): void {
+    this.stopping = true;
+    this.why = 'the server is stopping';
+  }
+
+  /** The listeners are closed: requests that need the engine are refused from now on. */
+  markStopped(): void {
+    this.markStopping();
     this.engine = undefined;
     this.writes = undefined;
-    this.why = 'the server is stopping';
   }
 }
