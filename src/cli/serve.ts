@@ -3,6 +3,7 @@ import type { StrataOptions } from '../lib/options.js';
 import { createLogger, type Logger } from './logger.js';
 import { stopSignal } from './stop-signal.js';
 import { startupFailed } from './startup-failure.js';
+import { pageOutWhenIdle } from '../pool/collect.js';
 import type { HostPort } from '../config/host-port.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -63,6 +64,7 @@ export async function serve(config: ServeConfig): Promise<number> {
     bucket: config.objstoreConfig?.from,
     series: store.stats().headSeries,
   }, 'strata started');
+  pageOutWhenIdle();
 
   log.info({ signal: await signal }, 'stopping');
   await store.close();

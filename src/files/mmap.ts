@@ -8,6 +8,7 @@ interface MmapAddon {
   map(fd: number, length: number): Buffer;
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
+  pageOutFiles(): number;
   readonly MADV_DONTNEED: number;
 }
 
@@ -64,4 +65,18 @@ export function releasePages(map: Buffer): void {
  */
 export function trimNativeHeap(): boolean {
   return mmap.trim();
+}
+
+/**
+ * Asks the kernel to reclaim the resident pages of the process' read-only
+ * file mappings (MADV_PAGEOUT): the node binary's code, which Node and
+ * each worker thread's start touch (about 40 MiB), shared libraries,
+ * read-only maps of data files. They are clean, so nothing is written;
+ * what runs again is read back from the page cache or the file. For an
+ * idle process only: a busy one would fault its code back at once. Answers
+ * the bytes of the mappings advised, -1 where the kernel cannot (Linux
+ * before 5.4).
+ */
+export function pageOutFileMappings(): number {
+  return mmap.pageOutFiles();
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { exposeCollector, trimSoon } from './collect.js';
+import { exposeCollector, pageOutSoon, trimSoon } from './collect.js';
 import type { TaskMessage, TaskRunner } from './task.js';
 
 /** Run or wait times of the pool's tasks since start, in milliseconds (piscina's histogram summaries). */
@@ -67,7 +67,10 @@ export class CodecPool implements TaskRunner {
       maxThreads: workers,
       idleTimeout: options.idleMs ?? WORKER_IDLE_MS,
     });
-    this.piscina.on('workerDestroy', trimSoon);
+    this.piscina.on('workerDestroy', () => {
+      trimSoon();
+      pageOutSoon(() => this.piscina.threads.length === 0);
+    });
   }
 
   /** Most worker threads the pool runs. */

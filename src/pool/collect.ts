@@ -16,7 +16,10 @@
  *   freed there stays resident in glibc's arenas otherwise); under steady
  *   load the drops keep coming and V8 collects as it allocates;
  * - once a worker has exited, the C heap is trimmed ({@link trimSoon}):
- *   its thread's arena keeps what the worker freed.
+ *   its thread's arena keeps what the worker freed;
+ * - in `strata serve`, once the process is idle (start-up done, the pool's
+ *   last worker gone), the code Node and the workers ran leaves memory
+ *   ({@link pageOutWhenIdle}).
  *
  * The `gc` function exists only with V8's --expose-gc. V8's flags belong to
  * the process; this one only adds `gc` to the global of contexts created
@@ -26,7 +29,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
-import { trimNativeHeap } from '../files/mmap.js';
+import { pageOutFileMappings, trimNativeHeap } from '../files/mmap.js';
 
 /** What --expose-gc adds to a context's global. */
 type Collector = () => void;
@@ -100,4 +103,36 @@ export function trimSoon(): void {
  */
 export function collectSoon(): void {
   collectWhenQuiet(QUIET_AFTER_BYTES);
+}
+
+/** How long after the process became idle its read-only file pages are paged out. */
+const PAGE_OUT_AFTER_MS = 1_000;
+let pageOutOn = false;
+let pageOutTimer: NodeJS.Timeout | undefined;
+
+/**
+ * Turns on paging out the process' read-only file pages whenever it
+ * becomes idle ({@link pageOutSoon}), and does it once now that start-up
+ * is done: about 40 MiB of the node binary's code that starting Node and
+ * each worker touched stay resident otherwise, for good. `strata serve`
+ * turns it on; a program that embeds Strata keeps its own pages.
+ */
+export function pageOutWhenIdle(): void {
+  if (!isMainThread) return;
+  pageOutOn = true;
+  pageOutSoon();
+}
+
+/**
+ * The process may be idle now (the pool's last worker exited): a second
+ * from now, if `stillIdle` says so and {@link pageOutWhenIdle} is on, its
+ * read-only file pages are paged out (pageOutFileMappings).
+ */
+export function pageOutSoon(stillIdle: () => boolean = () => true): void {
+  if (!pageOutOn || pageOutTimer !== undefined) return;
+  pageOutTimer = setTimeout(() => {
+    pageOutTimer = undefined;
+    if (stillIdle()) pageOutFileMappings();
+  }, PAGE_OUT_AFTER_MS);
+  pageOutTimer.unref();
 }
