@@ -229,6 +229,25 @@ export class HistogramChunker {
     return APPENDED;
   }
 
+  /**
+   * The integer histogram appendPacked took last, rebuilt from the
+   * chunker's copy of it (its spans are the chunk's, as that path
+   * requires): what the head compares a duplicate with, made only when
+   * one comes. The counter-reset hint is not kept (0). Undefined when the
+   * chunker holds no integer sample to compare with.
+   */
+  lastHistogram(): Histogram | undefined {
+    const a = this.app;
+    if (a === undefined || a.encoding !== ENCODING_HISTOGRAM) return undefined;
+    const { layout, last } = a;
+    return {
+      counterResetHint: 0, schema: layout.schema, zeroThreshold: layout.zeroThreshold,
+      zeroCount: last.zeroCount, count: last.count, sum: last.sum,
+      positiveSpans: layout.positiveSpans, negativeSpans: layout.negativeSpans,
+      positiveBuckets: last.positiveBuckets.slice(), negativeBuckets: last.negativeBuckets.slice(),
+    };
+  }
+
   /** Appends a float histogram at `t`. Same contract as appendHistogram. */
   appendFloatHistogram(t: number, fh: FloatHistogram): HistogramAppendResult {
     return this.append(t, fh, ENCODING_FLOAT_HISTOGRAM);
