@@ -147,10 +147,10 @@ export class HistogramHead {
    * [at, end) of `bodies`, `newest` being the series' newest time (float
    * or histogram). Returns false, changing nothing, when floats came after
    * the series' last histogram (`newest` is later than it): the caller
-   * cuts and starts afresh (append). The common case (the open integer
-   * chunk takes it as it is: no cut, recode or reset) goes from the body
-   * straight to the chunk, no histogram object made; the chunker's copy
-   * of the sample stands for it (lastAt). Every other sample is decoded
+   * cuts and starts afresh (append). The common case (the open chunk of
+   * its kind takes it as it is: no cut, recode or reset) goes from the
+   * body straight to the chunk, no histogram object made; the chunker's
+   * copy of the sample stands for it (lastAt). Every other sample is decoded
    * and appended as append does. One map lookup a sample.
    *
    * @throws MalformedBodyError when the body does not decode.
@@ -162,7 +162,7 @@ export class HistogramHead {
     if (s !== undefined && readPacked(bodies, at, end, this.packed) && s.chunker.appendPacked(t, this.packed) !== undefined) {
       // Never the first sample of a chunk (no cut, no walSeg to set), nothing closed.
       s.last = undefined;
-      s.lastFloat = false;
+      s.lastFloat = this.packed.float;
       s.lastT = t;
       return true;
     }

@@ -100,7 +100,7 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
 
   appendPacked(t: number, p: PackedHistogram): boolean {
     // What checkSample would refuse, or a first sample (which writes the layout), takes the object path.
-    if (this.encoding !== ENCODING_HISTOGRAM || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
+    if (p.float !== (this.encoding === ENCODING_FLOAT_HISTOGRAM) || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
     const layout = this.layout!;
     if (p.schema !== layout.schema || !(p.zeroThreshold === layout.zeroThreshold || Object.is(p.zeroThreshold, layout.zeroThreshold))) return false;
     if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return false;
