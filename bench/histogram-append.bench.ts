@@ -1,6 +1,7 @@
 // npm run bench:histograms — native histogram ingestion in process:
 // Db.appendHistograms over SERIES series x ROUNDS rounds, one integer
-// histogram per series per round, BUCKETS positive buckets in two spans
+// histogram per series per round (float histograms with BENCH_FLOAT=1:
+// the same counts, absolute), BUCKETS positive buckets in two spans
 // whose layout never changes (the common case: a scrape of the same
 // histogram), counts growing (no counter resets).
 //
@@ -14,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Histogram } from '../src/chunkenc/histogram/types.js';
+import type { FloatHistogram, Histogram } from '../src/chunkenc/histogram/types.js';
 import { Db } from '../src/db/db.js';
 import { instantiateHeadWasm } from '../src/wasm/head.js';
 import { HistogramBatchBuilder } from '../src/record/histogram-batch.js';
@@ -23,10 +24,18 @@ const SERIES = Number(process.env.BENCH_SERIES ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const BUCKETS = Number(process.env.BENCH_BUCKETS ?? 20);
 const PER_BATCH = Number(process.env.BENCH_PER_BATCH ?? 5_000);
+const FLOAT = process.env.BENCH_FLOAT === '1';
 // A chunk-range boundary (a multiple of 2 h), as Prometheus' chunks start.
 const START = 1_699_999_200_000;
 const STEP = 15_000;
 const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Series i's histogram at round r as a float histogram: the same counts, buckets absolute. */
+function floatHistogramOf(i: number, r: number): FloatHistogram {
+  const h = histogramOf(i, r);
+  let abs = 0;
+  return { ...h, positiveBuckets: h.positiveBuckets.map((d) => (abs += d)) };
+}
 
 /** Series i's histogram at round r: BUCKETS buckets in two spans, absolute counts growing with r. */
 function histogramOf(i: number, r: number): Histogram {
@@ -54,7 +63,7 @@ for (let r = 0; r < ROUNDS; r++) {
   for (let first = 0; first < SERIES; first += PER_BATCH) {
     const b = new HistogramBatchBuilder(wasm);
     for (let i = first; i < Math.min(SERIES, first + PER_BATCH); i++) {
-      b.add(['__name__', 'rpc_duration_seconds', 'instance', `host-${i % 100}:9100`, 'series_id', String(i).padStart(6, '0')], [START + r * STEP], [histogramOf(i, r)]);
+      b.add(['__name__', 'rpc_duration_seconds', 'instance', `host-${i % 100}:9100`, 'series_id', String(i).padStart(6, '0')], [START + r * STEP], [FLOAT ? floatHistogramOf(i, r) : histogramOf(i, r)], FLOAT);
     }
     round.push(b.finish());
   }
@@ -96,7 +105,7 @@ rmSync(dir, { recursive: true, force: true });
 const fmt = (samples: number, ms: number, cpuMs: number): string =>
   `${Math.round(samples / (ms / 1000)).toLocaleString('en-US')} samples/s, ${((ms * 1000) / samples).toFixed(2)} µs/sample (CPU ${((cpuMs * 1000) / samples).toFixed(2)} µs/sample)`;
 const steadySamples = SERIES * (ROUNDS - 1);
-console.log(`histogram append: ${SERIES} series x ${ROUNDS} rounds, ${BUCKETS} buckets, ${PER_BATCH} series a batch`);
+console.log(`${FLOAT ? 'float ' : ''}histogram append: ${SERIES} series x ${ROUNDS} rounds, ${BUCKETS} buckets, ${PER_BATCH} series a batch`);
 console.log(`  first round (creates series): ${fmt(SERIES, firstMs, firstCpu)}`);
 if (steadySamples > 0) console.log(`  steady (rounds 2..${ROUNDS}):      ${fmt(steadySamples, steadyMs, steadyCpu)}`);
 console.log(`  all:                          ${fmt(SERIES * ROUNDS, firstMs + steadyMs, firstCpu + steadyCpu)}`);

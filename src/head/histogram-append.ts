@@ -107,7 +107,7 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
         }
         continue;
       }
-      appendOne(ctx, s, t, bodies, at, end, ctx.walSeg);
+      appendOne(ctx, s, t, bodies, at, end, ctx.walSeg, newest);
       if (accepted++ === 0) record.group(s.id, t);
       record.sample(t, bodies, at, end);
       if (t < stats.minT) stats.minT = t;
@@ -132,21 +132,21 @@ export function replayHistogram(
   if (t < minValidT) return;
   const newest = head.newest(s);
   if (newest !== undefined && t <= newest) return;
-  appendOne({ head, storeCuts }, s, t, body, at, end, walSeg);
+  appendOne({ head, storeCuts }, s, t, body, at, end, walSeg, newest);
 }
 
-/** Appends a sample that passed the rules (newer than the series' newest). */
+/** Appends a sample that passed the rules (newer than the series' newest, `newest`). */
 function appendOne(
   ctx: { head: Head; storeCuts: () => void }, s: Series, t: number, bodies: Uint8Array, at: number, end: number, walSeg: number,
+  newest: number | undefined,
 ): void {
   const { head } = ctx;
   const hist = head.histograms;
-  const newest = head.newest(s);
-  // Floats came after the series' last histogram (or it held only floats):
-  // the histogram chunk before them, if still open, and the open XOR chunk
-  // are cut, in time order, and the new chunk is not compared with any
-  // histogram chunk before it (Prometheus: the appender before is an XOR one).
-  if (newest !== undefined && newest > hist.lastT(s.id)) {
+  if (!hist.appendBody(s.id, t, bodies, at, end, walSeg, newest)) {
+    // Floats came after the series' last histogram (or it held only floats):
+    // the histogram chunk before them, if still open, and the open XOR chunk
+    // are cut, in time order, and the new chunk is not compared with any
+    // histogram chunk before it (Prometheus: the appender before is an XOR one).
     // Decoded before anything is cut: a body that does not decode changes nothing.
     const h = decodeBody(bodies, at, end);
     const cutH = hist.cutOpen(s.id);
@@ -154,8 +154,6 @@ function appendOne(
     if (cutH || cutF) ctx.storeCuts();
     hist.forgetPrevious(s.id);
     hist.append(s.id, t, h, bodyIsFloat(bodies, at), walSeg);
-  } else {
-    hist.appendBody(s.id, t, bodies, at, end, walSeg);
   }
   head.setNewestHistogram(s, t);
 }

@@ -21,12 +21,8 @@ interface HistogramSeries {
   chunker: HistogramChunker;
   /** WAL segment of the open chunk's first sample. */
   walSeg: number;
-  /** The newest histogram appended or restored, its kind and time (for duplicates); undefined when none or when only its body is kept. */
+  /** The newest histogram appended or restored, its kind and time (for duplicates); undefined when none or when the fast path took it (the chunker holds it then). */
   last: Histogram | FloatHistogram | undefined;
-  /** The newest histogram's body (bytes [0, lastBodyLen)), when the fast path took it: decoded into `last` when asked for. */
-  lastBody: Uint8Array | undefined;
-  /** -1: no body kept, `last` is the newest. */
-  lastBodyLen: number;
   lastFloat: boolean;
   lastT: number;
 }
@@ -120,10 +116,8 @@ export class HistogramHead {
   lastAt(id: number, t: number): { h: Histogram | FloatHistogram; float: boolean } | undefined {
     const h = this.bySeries.get(id);
     if (h === undefined || h.lastT !== t) return undefined;
-    if (h.lastBodyLen >= 0) {
-      h.last = decodeBody(h.lastBody!, 0, h.lastBodyLen);
-      h.lastBodyLen = -1;
-    }
+    // The fast path kept no object: the chunker's copy of the sample is it.
+    h.last ??= h.chunker.lastHistogram();
     if (h.last === undefined) return undefined;
     return { h: h.last, float: h.lastFloat };
   }
@@ -144,37 +138,37 @@ export class HistogramHead {
     // This sample began the open chunk: the chunk's first sample is logged in this segment.
     if (s.chunker.open!.count === 1) s.walSeg = walSeg;
     s.last = h;
-    s.lastBodyLen = -1;
     s.lastFloat = float;
     s.lastT = t;
   }
 
   /**
    * As append for the sample whose body (src/record/histogram-body.ts) is
-   * [at, end) of `bodies`. The common case (the open integer chunk takes it
-   * as it is: no cut, recode or reset) goes from the body straight to the
-   * chunk, no histogram object made, and the body is kept for duplicates;
-   * every other sample is decoded and appended as append does.
+   * [at, end) of `bodies`, `newest` being the series' newest time (float
+   * or histogram). Returns false, changing nothing, when floats came after
+   * the series' last histogram (`newest` is later than it): the caller
+   * cuts and starts afresh (append). The common case (the open chunk of
+   * its kind takes it as it is: no cut, recode or reset) goes from the
+   * body straight to the chunk, no histogram object made; the chunker's
+   * copy of the sample stands for it (lastAt). Every other sample is decoded
+   * and appended as append does. One map lookup a sample.
    *
    * @throws MalformedBodyError when the body does not decode.
    */
-  appendBody(id: number, t: number, bodies: Uint8Array, at: number, end: number, walSeg: number): void {
+  appendBody(id: number, t: number, bodies: Uint8Array, at: number, end: number, walSeg: number, newest: number | undefined): boolean {
     // A series without histogram state has no open chunk: the object path creates it.
     const s = this.bySeries.get(id);
+    if (newest !== undefined && newest > (s === undefined ? -Infinity : s.lastT)) return false;
     if (s !== undefined && readPacked(bodies, at, end, this.packed) && s.chunker.appendPacked(t, this.packed) !== undefined) {
       // Never the first sample of a chunk (no cut, no walSeg to set), nothing closed.
-      const n = end - at;
-      if (s.lastBody === undefined || s.lastBody.length < n) s.lastBody = new Uint8Array(Math.max(n, 64));
-      const keep = s.lastBody;
-      for (let i = 0; i < n; i++) keep[i] = bodies[at + i]!;
-      s.lastBodyLen = n;
       s.last = undefined;
-      s.lastFloat = false;
+      s.lastFloat = this.packed.float;
       s.lastT = t;
-      return;
+      return true;
     }
     const float = bodyIsFloat(bodies, at);
     this.append(id, t, decodeBody(bodies, at, end), float, walSeg);
+    return true;
   }
 
   /** Cuts series `id`'s open histogram chunk into `cuts`; true if there was one. */
@@ -206,7 +200,6 @@ export class HistogramHead {
     const s = this.state(id);
     s.chunker.resumeAfter(encoding, chunk);
     s.last = h;
-    s.lastBodyLen = -1;
     s.lastFloat = encoding === ENCODING_FLOAT_HISTOGRAM;
     s.lastT = t;
   }
@@ -215,7 +208,7 @@ export class HistogramHead {
     let s = this.bySeries.get(id);
     if (s === undefined) {
       const chunker = new HistogramChunker({ chunkRange: this.opts.chunkRangeMs, samplesPerChunk: this.opts.samplesPerChunk });
-      s = { chunker, walSeg: 0, last: undefined, lastBody: undefined, lastBodyLen: -1, lastFloat: false, lastT: -Infinity };
+      s = { chunker, walSeg: 0, last: undefined, lastFloat: false, lastT: -Infinity };
       this.bySeries.set(id, s);
     }
     return s;

@@ -218,18 +218,22 @@ function readF64(b: Uint8Array, at: number): number {
 
 /**
  * The head's fast path (HistogramChunker.appendPacked): reads the body at
- * [at, end) of `b` into `p` when it is an integer histogram with hint 0 or
- * 2 and a sum that is not a NaN, and the bytes are a whole body; returns
- * false otherwise (`p` is then scratch), and the caller takes the object
- * path (decodeBody), which gives the same sample and every error. Allocates
- * nothing unless `p` must grow.
+ * [at, end) of `b` into `p` when it is a histogram (integer or float) with
+ * hint 0 or 2 and a sum that is not a NaN (nor, for a float one, a count,
+ * zero count or bucket that is: their bits are kept only by the object
+ * path), and the bytes are a whole body; returns false otherwise (`p` is
+ * then scratch), and the caller takes the object path (decodeBody), which
+ * gives the same sample and every error. Allocates nothing unless `p`
+ * must grow.
  */
 export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHistogram): boolean {
   if (at >= end) return false;
   const flags = b[at]!;
-  // Integer only, hint 0 (unknown) or 2 (not a reset): resets and gauges take the object path.
-  if (flags !== 0 && flags !== 4) return false;
-  p.hint = flags >>> 1;
+  // Hint 0 (unknown) or 2 (not a reset), either kind: resets and gauges take the object path.
+  if ((flags & ~BODY_FLOAT) !== 0 && (flags & ~BODY_FLOAT) !== 4) return false;
+  const float = (flags & BODY_FLOAT) !== 0;
+  p.float = float;
+  p.hint = (flags >>> 1) & 3;
   const r = reader;
   r.reset(b, at + 1, end);
   p.schema = r.varint();
@@ -239,9 +243,17 @@ export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHist
   if (sum !== sum) return false;
   p.sum = sum;
   r.at += 16;
-  p.count = r.uvarint();
-  p.zeroCount = r.uvarint();
-  if (!r.ok) return false;
+  if (float) {
+    if (r.at + 16 > end) return false;
+    p.count = readF64(b, r.at);
+    p.zeroCount = readF64(b, r.at + 8);
+    if (p.count !== p.count || p.zeroCount !== p.zeroCount) return false;
+    r.at += 16;
+  } else {
+    p.count = r.uvarint();
+    p.zeroCount = r.uvarint();
+    if (!r.ok) return false;
+  }
   // Negative side, then positive, as the body holds them.
   for (let side = 0; side < 2; side++) {
     const nSpans = r.uvarint();
@@ -264,8 +276,18 @@ export function readPacked(b: Uint8Array, at: number, end: number, p: PackedHist
       if (side === 0) p.neg = buckets;
       else p.pos = buckets;
     }
-    for (let i = 0; i < n; i++) buckets[i] = r.varint();
-    if (!r.ok) return false;
+    if (float) {
+      if (r.at + 8 * n > end) return false;
+      for (let i = 0; i < n; i++) {
+        const x = readF64(b, r.at + 8 * i);
+        if (x !== x) return false;
+        buckets[i] = x;
+      }
+      r.at += 8 * n;
+    } else {
+      for (let i = 0; i < n; i++) buckets[i] = r.varint();
+      if (!r.ok) return false;
+    }
     if (side === 0) {
       p.nNegSpans = nSpans;
       p.nNeg = n;

@@ -70,6 +70,24 @@ describe('native histograms: the sample rules', () => {
     }
   });
 
+  test('a repeat of a sample the fast path took (same layout, no reset) is a duplicate; one bucket off, or a count off, is a conflict', async () => {
+    const db = await openSmallDb(nextDir());
+    try {
+      // 2..4 share a layout and grow: the head appends 3 and 4 without a histogram object.
+      appendInts(db, 'h', [1000, 2000, 3000]);
+      const same = counterHistogram(2);
+      const bucketOff = { ...same, positiveBuckets: same.positiveBuckets.map((x, j) => (j === same.positiveBuckets.length - 1 ? x + 1 : x)), count: same.count + 1 };
+      const countOff = { ...same, count: same.count + 1 };
+      const b = histogramBuilder();
+      b.add(['__name__', 'h'], [3000, 3000, 3000], [same, bucketOff, countOff]);
+      const r = db.appendHistograms(b.finish());
+      assert.deepEqual([r.appended, r.ignored, r.conflict], [0, 1, 2]);
+      assert.deepEqual(histogramsOf(db, 'h').map((m) => m.t), [1000, 2000, 3000]);
+    } finally {
+      await db.close();
+    }
+  });
+
   test('too old (before the head\'s floor) and too far in the future, as floats; a series none of whose samples is taken is not created', async () => {
     const now = 1_000_000_000;
     const db = await openSmallDb(nextDir(), { tooFarInFutureMs: 60_000, now: () => now });

@@ -120,6 +120,12 @@ function droppedPacked(old: readonly number[], now: Float64Array): boolean {
   return false;
 }
 
+/** As droppedPacked for absolute counts (float histograms). */
+function droppedPackedAbsolute(old: readonly number[], now: Float64Array): boolean {
+  for (let i = 0; i < old.length; i++) if (now[i]! < old[i]!) return true;
+  return false;
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -179,10 +185,11 @@ export class HistogramChunker {
   }
 
   /**
-   * The common case of appendHistogram without a histogram object: `p`
-   * (hint 0 or 2, a sum that is not a NaN) at `t` goes into the open
-   * integer chunk with no cut, no recode and no counter reset: its spans
-   * exactly the chunk's, no count or bucket lower than the last sample's.
+   * The common case of appendHistogram (appendFloatHistogram for a float
+   * `p`) without a histogram object: `p` (hint 0 or 2, a sum that is not
+   * a NaN) at `t` goes into the open chunk of its kind with no cut, no
+   * recode and no counter reset: its spans exactly the chunk's, no count
+   * or bucket lower than the last sample's.
    * Returns the result appendHistogram would have given for the same
    * histogram, or undefined when the sample is not such a case (nothing
    * changed then: call appendHistogram).
@@ -193,7 +200,8 @@ export class HistogramChunker {
   appendPacked(t: number, p: PackedHistogram): HistogramAppendResult | undefined {
     const c = this.chunk;
     const a = this.app;
-    if (c === undefined || a === undefined || c.encoding !== ENCODING_HISTOGRAM || a.encoding !== ENCODING_HISTOGRAM) return undefined;
+    const encoding = p.float ? ENCODING_FLOAT_HISTOGRAM : ENCODING_HISTOGRAM;
+    if (c === undefined || a === undefined || c.encoding !== encoding || a.encoding !== encoding) return undefined;
     if (!Number.isSafeInteger(t) || t <= c.maxT) return undefined;
     const n = c.count;
     // appendPreprocessor: no cut. The new end is kept only once the sample is in.
@@ -210,7 +218,9 @@ export class HistogramChunker {
     if (p.count < last.count || p.zeroCount < last.zeroCount) return undefined;
     if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return undefined;
     if (p.nPos !== last.positiveBuckets.length || p.nNeg !== last.negativeBuckets.length) return undefined;
-    if (droppedPacked(last.positiveBuckets, p.pos) || droppedPacked(last.negativeBuckets, p.neg)) return undefined;
+    if (p.float
+      ? droppedPackedAbsolute(last.positiveBuckets, p.pos) || droppedPackedAbsolute(last.negativeBuckets, p.neg)
+      : droppedPacked(last.positiveBuckets, p.pos) || droppedPacked(last.negativeBuckets, p.neg)) return undefined;
     // The appender checks the spans against the layout (and everything else checkSample would).
     if (c.app.appendPacked === undefined || !c.app.appendPacked(t, p)) return undefined;
     this.nextAt = nextAt;
@@ -227,6 +237,25 @@ export class HistogramChunker {
     const ln = last.negativeBuckets;
     for (let i = 0; i < ln.length; i++) ln[i] = p.neg[i]!;
     return APPENDED;
+  }
+
+  /**
+   * The histogram appendPacked took last (a FloatHistogram in a float
+   * chunk), rebuilt from the chunker's copy of it (its spans are the
+   * chunk's, as that path requires): what the head compares a duplicate
+   * with, made only when one comes. The counter-reset hint is not kept
+   * (0). Undefined when the chunker holds no sample to compare with.
+   */
+  lastHistogram(): Histogram | FloatHistogram | undefined {
+    const a = this.app;
+    if (a === undefined) return undefined;
+    const { layout, last } = a;
+    return {
+      counterResetHint: 0, schema: layout.schema, zeroThreshold: layout.zeroThreshold,
+      zeroCount: last.zeroCount, count: last.count, sum: last.sum,
+      positiveSpans: layout.positiveSpans, negativeSpans: layout.negativeSpans,
+      positiveBuckets: last.positiveBuckets.slice(), negativeBuckets: last.negativeBuckets.slice(),
+    };
   }
 
   /** Appends a float histogram at `t`. Same contract as appendHistogram. */

@@ -1,16 +1,19 @@
 import type { Span } from './types.js';
 
 /**
- * One integer histogram sample in flat, reusable typed arrays: what the
+ * One histogram sample (integer or float) in flat, reusable typed arrays: what the
  * head's fast path reads a body into (src/record/histogram-body.ts readPacked)
  * and hands the chunker (HistogramChunker.appendPacked) instead of a
  * Histogram object. No allocation per sample: the arrays grow and are
  * reused from one sample to the next. Numbers are exact: span offsets and
- * lengths, counts and bucket deltas as read (safe integers), the sum a
- * float64 that is not a NaN (bodies with a NaN sum take the object path,
- * which keeps a stale marker's bits).
+ * lengths; for an integer histogram counts and bucket deltas as read (safe
+ * integers), for a float one counts and absolute bucket counts as float64s
+ * that are not NaNs; the sum a float64 that is not a NaN (bodies with a
+ * NaN take the object path, which keeps a stale marker's bits).
  */
 export class PackedHistogram {
+  /** A float histogram (FLOAT_HISTOGRAM chunks), else an integer one. */
+  float = false;
   /** Counter-reset hint of the body (0 unknown or 2 not a reset on the fast path). */
   hint = 0;
   schema = 0;
@@ -25,7 +28,7 @@ export class PackedHistogram {
   negSpans = new Float64Array(16);
   nPos = 0;
   nNeg = 0;
-  /** Bucket deltas, as histogram.Histogram holds them. */
+  /** Bucket deltas (integer) or absolute counts (float), as Histogram and FloatHistogram hold them. */
   pos = new Float64Array(32);
   neg = new Float64Array(32);
 

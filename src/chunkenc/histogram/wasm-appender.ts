@@ -56,9 +56,11 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     this.numSamples = 0;
     this.layout = undefined;
     this.lastStale = false;
+    // A new appender's block waits for its first sample, which fixes its
+    // size: one allocation (and one registration for freeing) a series, not two.
     const { hw } = this;
-    const state = this.reserve(BUCKETS_AT);
-    hw.fns.histAppenderInit(state, hw.chunk.ensure(8));
+    if (this.block.ptr === 0) return;
+    hw.fns.histAppenderInit(this.block.ptr, hw.chunk.ensure(8));
   }
 
   /**
@@ -98,7 +100,7 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
 
   appendPacked(t: number, p: PackedHistogram): boolean {
     // What checkSample would refuse, or a first sample (which writes the layout), takes the object path.
-    if (this.encoding !== ENCODING_HISTOGRAM || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
+    if (p.float !== (this.encoding === ENCODING_FLOAT_HISTOGRAM) || this.numSamples === 0 || this.numSamples >= MAX_HISTOGRAM_SAMPLES || this.lastStale) return false;
     const layout = this.layout!;
     if (p.schema !== layout.schema || !(p.zeroThreshold === layout.zeroThreshold || Object.is(p.zeroThreshold, layout.zeroThreshold))) return false;
     if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return false;
@@ -115,7 +117,9 @@ class WasmAppender<H extends Histogram | FloatHistogram> implements HistogramChu
     const { hw } = this;
     const { fns } = hw;
     // A first sample fixes the bucket count: room for its per-bucket state.
+    const fresh = this.block.ptr === 0;
     const state = first ? this.reserve(BUCKETS_AT + nb * HIST.BUCKET_STATE_SIZE + 16) : this.block.ptr;
+    if (fresh) fns.histAppenderInit(state, hw.chunk.ensure(8));
     const buckets = state + BUCKETS_AT;
     // The writer resumes on the 32-bit word holding the last partial bits:
     // the module sees the chunk from that word on, positions made relative.

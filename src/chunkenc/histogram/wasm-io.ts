@@ -57,7 +57,7 @@ export function putSample(
   f64.set(h.negativeBuckets, at + BUCKETS_SLOT + h.positiveBuckets.length);
 }
 
-/** As putSample for a packed integer histogram (never a stale marker): positive buckets, then negative ones. */
+/** As putSample for a packed histogram, either kind (never a stale marker): positive buckets, then negative ones. */
 export function putPacked(f64: Float64Array, i32: Int32Array, ptr: number, t: number, p: PackedHistogram): void {
   const at = ptr >>> 3;
   putTimestamp(i32, (at + T_SLOT) * 2, t);
