@@ -2,7 +2,7 @@
  * Reads an OTLP ExportMetricsServiceRequest from protobuf bytes
  * (opentelemetry-proto collector/metrics/v1, metrics/v1, common/v1,
  * resource/v1; field numbers as in proto/opentelemetry/) into model.ts'
- * shapes. Hand-written over the remote-write parser's WireReader, as that
+ * shapes, handed to a MetricsVisitor metric by metric. Hand-written over the remote-write parser's WireReader, as that
  * parser is: bounds-checked, and a short or corrupt body throws
  * MalformedRequestError with its offset. Runs in the worker pool.
  */
@@ -18,10 +18,9 @@ import {
   type HistogramPoint,
   type Metric,
   type MetricData,
-  type MetricsRequest,
+  type MetricsVisitor,
   type NumberPoint,
-  type ResourceMetrics,
-  type ScopeMetrics,
+  type Scope,
   type SummaryPoint,
 } from './model.js';
 
@@ -355,8 +354,13 @@ function metric(f: Fields): Metric {
   return m;
 }
 
-function scopeMetrics(f: Fields): ScopeMetrics {
-  const s: ScopeMetrics = { name: '', version: '', schemaUrl: '', attributes: [], metrics: [] };
+/**
+ * A ScopeMetrics: its scope first (a first walk that skips the metrics,
+ * as the fields may come in any order), then each metric as it is read.
+ */
+function scopeMetrics(f: Fields, v: MetricsVisitor): void {
+  const s: Scope = { name: '', version: '', schemaUrl: '', attributes: [] };
+  const from = f.r.pos;
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 1) {
       const scope = f.sub(1, 'InstrumentationScope');
@@ -366,39 +370,51 @@ function scopeMetrics(f: Fields): ScopeMetrics {
         else if (g === 3) attribute(scope, 3, s.attributes);
         else scope.skip();
       }
-    } else if (field === 2) s.metrics.push(metric(f.sub(2, 'Metric')));
-    else if (field === 3) s.schemaUrl = f.string(3);
+    } else if (field === 3) s.schemaUrl = f.string(3);
     else f.skip();
   }
-  return s;
+  v.scope(s);
+  f.r.pos = from;
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 2) v.metric(metric(f.sub(2, 'Metric')));
+    else f.skip();
+  }
 }
 
-function resourceMetrics(f: Fields): ResourceMetrics {
-  const rm: ResourceMetrics = { attributes: [], scopes: [] };
+/** A ResourceMetrics: its resource first (a first walk, as in scopeMetrics), then its scopes. */
+function resourceMetrics(f: Fields, v: MetricsVisitor): void {
+  const attributes: Attribute[] = [];
+  const from = f.r.pos;
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 1) {
       const res = f.sub(1, 'Resource');
       for (let g = res.next(); g !== 0; g = res.next()) {
-        if (g === 1) attribute(res, 1, rm.attributes);
+        if (g === 1) attribute(res, 1, attributes);
         else res.skip();
       }
-    } else if (field === 2) rm.scopes.push(scopeMetrics(f.sub(2, 'ScopeMetrics')));
+    } else f.skip();
+  }
+  v.resource(attributes);
+  f.r.pos = from;
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 2) scopeMetrics(f.sub(2, 'ScopeMetrics'), v);
     else f.skip();
   }
-  return rm;
+  v.endResource();
 }
 
 /**
- * Decodes an ExportMetricsServiceRequest.
+ * Decodes an ExportMetricsServiceRequest into `v`, metric by metric: no
+ * metric is kept once handed over, so a large request never lives whole
+ * as objects.
  *
- * @throws MalformedRequestError naming the offset and what was wrong.
+ * @throws MalformedRequestError naming the offset and what was wrong;
+ *   `v` may have been given the parts before it.
  */
-export function readMetricsRequest(bytes: Uint8Array): MetricsRequest {
+export function readMetricsRequest(bytes: Uint8Array, v: MetricsVisitor): void {
   const top = new Fields(new WireReader(bytes), bytes.length, 'ExportMetricsServiceRequest');
-  const out: MetricsRequest = [];
   for (let field = top.next(); field !== 0; field = top.next()) {
-    if (field === 1) out.push(resourceMetrics(top.sub(1, 'ResourceMetrics')));
+    if (field === 1) resourceMetrics(top.sub(1, 'ResourceMetrics'), v);
     else top.skip();
   }
-  return out;
 }

@@ -8,11 +8,11 @@
  */
 import { goFloatFixed } from './any-value.js';
 import { nativeHistogram } from './exp-histogram.js';
-import type { Attribute, Exemplar, Metric, MetricsRequest, ResourceMetrics, ScopeMetrics } from './model.js';
-import { NO_RECORDED_VALUE, TEMPORALITY } from './model.js';
+import type { Attribute, Exemplar, Metric, MetricsRequest, MetricsVisitor, Scope } from './model.js';
+import { NO_RECORDED_VALUE, TEMPORALITY, visitRequest } from './model.js';
 import { labelName, metricName, unitName, type NamerType } from './names.js';
 import type { OtlpSettings } from './settings.js';
-import { METRIC_TYPE, type OutExemplar, type OutSeries, type Translated } from './translated.js';
+import { METRIC_TYPE, type OutExemplar, type OutMetadata, type OutSeries, type Refusals, type SeriesSink, type Translated } from './translated.js';
 
 const SERVICE_NAME = 'service.name';
 const SERVICE_NAMESPACE = 'service.namespace';
@@ -37,17 +37,33 @@ interface ResourceContext {
   scope: Builder | undefined;
 }
 
-class Translation {
-  readonly out: Translated = { series: [], metadata: [], rejected: 0, errors: [] };
-  private readonly utf8: boolean;
+/** The resource being translated. */
+interface ResourceState {
+  attributes: Attribute[];
+  /** What its series share; undefined when the resource was refused (its points are counted). */
+  ctx: ResourceContext | undefined;
+  /** The current scope was refused (its points are counted). */
+  scopeRefused: boolean;
+  earliest: number;
+  latest: number;
+}
 
-  constructor(private readonly settings: OtlpSettings) {
+/**
+ * A translation, fed part by part (a MetricsVisitor): each series goes
+ * to the sink as soon as it is made.
+ */
+export class Translation implements MetricsVisitor {
+  readonly refusals: Refusals = { rejected: 0, errors: [] };
+  private readonly utf8: boolean;
+  private res: ResourceState | undefined;
+
+  constructor(private readonly settings: OtlpSettings, private readonly sink: SeriesSink) {
     this.utf8 = !settings.translationStrategy.startsWith('UnderscoreEscaping');
   }
 
-  fail(points: number, message: string): void {
-    this.out.rejected += points;
-    if (this.out.errors.length < MAX_ERRORS) this.out.errors.push(message);
+  private fail(points: number, message: string): void {
+    this.refusals.rejected += points;
+    if (this.refusals.errors.length < MAX_ERRORS) this.refusals.errors.push(message);
   }
 
   private label(key: string): string {
@@ -56,46 +72,72 @@ class Translation {
     return n;
   }
 
-  resource(rm: ResourceMetrics): void {
-    const attrs = new Map(rm.attributes.map((a) => [a.key, a.value]));
-    const name = attrs.get(SERVICE_NAME);
-    const ns = attrs.get(SERVICE_NAMESPACE);
+  resource(attributes: Attribute[]): void {
+    let name: string | undefined;
+    let ns: string | undefined;
+    let instance = '';
+    for (const a of attributes) {
+      if (a.key === SERVICE_NAME) name = a.value;
+      else if (a.key === SERVICE_NAMESPACE) ns = a.value;
+      else if (a.key === SERVICE_INSTANCE_ID) instance = a.value;
+    }
     const ctx: ResourceContext = {
       job: name === undefined ? '' : ns === undefined ? name : `${ns}/${name}`,
-      instance: attrs.get(SERVICE_INSTANCE_ID) ?? '',
+      instance,
       promoted: new Map(),
       scope: undefined,
     };
+    const res: ResourceState = { attributes, ctx, scopeRefused: false, earliest: Infinity, latest: -Infinity };
+    this.res = res;
     const s = this.settings;
     try {
-      for (const a of rm.attributes) {
+      for (const a of attributes) {
         const listed = (s.promoteAllResourceAttributes ? s.ignoreResourceAttributes : s.promoteResourceAttributes).includes(a.key);
         if (listed !== s.promoteAllResourceAttributes) ctx.promoted.set(this.label(a.key), a.value);
       }
     } catch (err) {
-      this.fail(countPoints(rm), (err as Error).message);
-      return;
+      res.ctx = undefined;
+      this.fail(0, (err as Error).message);
     }
-    let earliest = Infinity;
-    let latest = -Infinity;
-    for (const scope of rm.scopes) {
-      ctx.scope = s.promoteScopeMetadata ? this.scopeLabels(scope) : undefined;
-      for (const m of scope.metrics) {
-        for (const p of m.data.kind === 'none' ? [] : m.data.points) {
-          earliest = Math.min(earliest, p.timeMs);
-          latest = Math.max(latest, p.timeMs);
-        }
-        try {
-          this.metric(m, ctx);
-        } catch (err) {
-          this.fail(m.data.kind === 'none' ? 0 : m.data.points.length, (err as Error).message);
-        }
-      }
-    }
-    if (earliest !== Infinity) this.targetInfo(rm.attributes, ctx, earliest, latest);
   }
 
-  private scopeLabels(scope: ScopeMetrics): Builder {
+  scope(scope: Scope): void {
+    const res = this.res!;
+    res.scopeRefused = false;
+    if (res.ctx === undefined || !this.settings.promoteScopeMetadata) return;
+    try {
+      res.ctx.scope = this.scopeLabels(scope);
+    } catch (err) {
+      res.scopeRefused = true;
+      this.fail(0, (err as Error).message);
+    }
+  }
+
+  metric(m: Metric): void {
+    const res = this.res!;
+    const points = m.data.kind === 'none' ? [] : m.data.points;
+    if (res.ctx === undefined || res.scopeRefused) {
+      this.refusals.rejected += points.length;
+      return;
+    }
+    for (const p of points) {
+      if (p.timeMs < res.earliest) res.earliest = p.timeMs;
+      if (p.timeMs > res.latest) res.latest = p.timeMs;
+    }
+    try {
+      this.translate(m, res.ctx);
+    } catch (err) {
+      this.fail(points.length, (err as Error).message);
+    }
+  }
+
+  endResource(): void {
+    const res = this.res!;
+    this.res = undefined;
+    if (res.ctx !== undefined && res.earliest !== Infinity) this.targetInfo(res.attributes, res.ctx, res.earliest, res.latest);
+  }
+
+  private scopeLabels(scope: Scope): Builder {
     const b: Builder = new Map();
     for (const a of scope.attributes) b.set(this.label(a.key), a.value);
     b.set('otel_scope_name', scope.name);
@@ -124,7 +166,7 @@ class Translation {
     return b;
   }
 
-  private metric(m: Metric, ctx: ResourceContext): void {
+  private translate(m: Metric, ctx: ResourceContext): void {
     const d = m.data;
     if (d.kind === 'none' || d.points.length === 0) return;
     if ('temporality' in d && d.temporality !== TEMPORALITY.cumulative) {
@@ -139,31 +181,31 @@ class Translation {
       : d.kind === 'sum' ? (d.monotonic ? METRIC_TYPE.counter : METRIC_TYPE.gauge)
       : d.kind === 'summary' ? METRIC_TYPE.summary
       : METRIC_TYPE.histogram;
-    this.out.metadata.push({ type: promType, family, help: m.description, unit: unitName(m.unit) });
-    const series = this.out.series;
+    this.sink.metadata({ type: promType, family, help: m.description, unit: unitName(m.unit) });
+    const series = this.sink;
     switch (d.kind) {
       case 'gauge':
       case 'sum':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);
-          series.push({ labels: named(family, base), sample: { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) }, exemplars: exemplars(p.exemplars) });
+          series.series({ labels: named(family, base), sample: { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) }, exemplars: exemplars(p.exemplars) });
         }
         return;
       case 'summary':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);
           const s = stale(p.flags);
-          series.push(one(`${family}_sum`, base, p.timeMs, p.sum, s));
-          series.push(one(`${family}_count`, base, p.timeMs, p.count, s));
-          for (const q of p.quantiles) series.push(one(family, base, p.timeMs, q.value, s, 'quantile', goFloatFixed(q.quantile)));
+          series.series(one(`${family}_sum`, base, p.timeMs, p.sum, s));
+          series.series(one(`${family}_count`, base, p.timeMs, p.count, s));
+          for (const q of p.quantiles) series.series(one(family, base, p.timeMs, q.value, s, 'quantile', goFloatFixed(q.quantile)));
         }
         return;
       case 'histogram':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);
           const s = stale(p.flags);
-          if (p.sum !== undefined) series.push(one(`${family}_sum`, base, p.timeMs, p.sum, s));
-          series.push(one(`${family}_count`, base, p.timeMs, p.count, s));
+          if (p.sum !== undefined) series.series(one(`${family}_sum`, base, p.timeMs, p.sum, s));
+          series.series(one(`${family}_count`, base, p.timeMs, p.count, s));
           const ex = exemplars(p.exemplars);
           let next = 0;
           let cumulative = 0;
@@ -173,11 +215,11 @@ class Translation {
             const bucket = one(`${family}_bucket`, base, p.timeMs, cumulative, s, 'le', goFloatFixed(bound));
             // As Prometheus: exemplars in the order given, each to this bucket while its value is within the bound.
             while (next < ex.length && ex[next]!.value <= bound) bucket.exemplars.push(ex[next++]!);
-            series.push(bucket);
+            series.series(bucket);
           }
           const inf = one(`${family}_bucket`, base, p.timeMs, p.count, s, 'le', '+Inf');
           inf.exemplars.push(...ex.slice(next));
-          series.push(inf);
+          series.series(inf);
         }
         return;
       case 'exponential_histogram':
@@ -188,7 +230,7 @@ class Translation {
             continue;
           }
           const base = this.attributes(p.attributes, ctx);
-          series.push({ labels: named(family, base), histogram: h, exemplars: exemplars(p.exemplars) });
+          series.series({ labels: named(family, base), histogram: h, exemplars: exemplars(p.exemplars) });
         }
         return;
     }
@@ -207,11 +249,11 @@ class Translation {
       return;
     }
     if (!base.has('job') && !base.has('instance')) return;
-    this.out.metadata.push({ type: METRIC_TYPE.gauge, family: 'target_info', help: 'Target metadata', unit: '' });
+    this.sink.metadata({ type: METRIC_TYPE.gauge, family: 'target_info', help: 'Target metadata', unit: '' });
     const times = new Set<number>();
     for (let t = earliest; t < latest; t += TARGET_INFO_INTERVAL_MS) times.add(t);
     times.add(latest);
-    for (const t of times) this.out.series.push(one('target_info', base, t, 1, false));
+    for (const t of times) this.sink.series(one('target_info', base, t, 1, false));
   }
 }
 
@@ -259,15 +301,11 @@ function exemplars(list: Exemplar[]): OutExemplar[] {
   return out;
 }
 
-function countPoints(rm: ResourceMetrics): number {
-  let n = 0;
-  for (const s of rm.scopes) for (const m of s.metrics) n += m.data.kind === 'none' ? 0 : m.data.points.length;
-  return n;
-}
-
-/** Translates a request; refusals are counted, never thrown. */
+/** Translates a request read whole, collecting what comes out. */
 export function translateMetrics(request: MetricsRequest, settings: OtlpSettings): Translated {
-  const t = new Translation(settings);
-  for (const rm of request) t.resource(rm);
-  return t.out;
+  const series: OutSeries[] = [];
+  const metadata: OutMetadata[] = [];
+  const t = new Translation(settings, { series: (s) => series.push(s), metadata: (m) => metadata.push(m) });
+  visitRequest(request, t);
+  return { series, metadata, ...t.refusals };
 }

@@ -6,7 +6,7 @@
  * are written as their exact bits (WIRE.md, "Stale markers").
  */
 import { putUvarint, putUvarint64, putVarint, uvarintSize } from '../encoding/varint.js';
-import type { OutExemplar, OutHistogram, OutSeries, Translated } from './translated.js';
+import type { OutExemplar, OutHistogram, OutMetadata, OutSeries, SeriesSink } from './translated.js';
 
 const LEN = 2;
 const VARINT = 0;
@@ -175,18 +175,36 @@ function series(o: Out, s: OutSeries): void {
   o.end(at);
 }
 
-/** The WriteRequest bytes of a translation: its series, then its metadata. */
-export function encodeWriteRequest(t: Translated): Uint8Array {
-  const o = new Out();
-  for (const s of t.series) series(o, s);
-  for (const m of t.metadata) {
-    const at = o.begin(3);
-    o.tag(1, VARINT);
-    o.uvarint(m.type);
-    o.string(2, m.family);
-    if (m.help !== '') o.string(4, m.help);
-    if (m.unit !== '') o.string(5, m.unit);
-    o.end(at);
+/**
+ * A translation's sink (translated.ts) that encodes each series into
+ * WriteRequest bytes as it comes, so no series outlives its own
+ * translation (short-lived objects are what the young generation
+ * collects cheaply); the metadata follows the series at finish().
+ */
+export class WriteRequestWriter implements SeriesSink {
+  private readonly o = new Out();
+  private readonly meta: OutMetadata[] = [];
+
+  series(s: OutSeries): void {
+    series(this.o, s);
   }
-  return o.buf.subarray(0, o.pos);
+
+  metadata(m: OutMetadata): void {
+    this.meta.push(m);
+  }
+
+  /** The WriteRequest's bytes: the series, then the metadata. */
+  finish(): Uint8Array {
+    const o = this.o;
+    for (const m of this.meta) {
+      const at = o.begin(3);
+      o.tag(1, VARINT);
+      o.uvarint(m.type);
+      o.string(2, m.family);
+      if (m.help !== '') o.string(4, m.help);
+      if (m.unit !== '') o.string(5, m.unit);
+      o.end(at);
+    }
+    return o.buf.subarray(0, o.pos);
+  }
 }
