@@ -25,6 +25,8 @@ import {
 } from './model.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+/** Strings up to this long are checked for ASCII and made without the decoder. */
+const ASCII_MAX = 64;
 
 /** One OTLP message being read: a cursor and where the message ends. */
 class Fields {
@@ -51,8 +53,15 @@ class Fields {
     const stop = r.len(this.end);
     const at = r.pos;
     r.pos = stop;
+    // ASCII (keys and most values) needs no UTF-8 check nor decoder call.
+    const buf = r.buf;
+    if (stop - at <= ASCII_MAX) {
+      let i = at;
+      while (i < stop && buf[i]! < 0x80) i++;
+      if (i === stop) return String.fromCharCode.apply(null, buf.subarray(at, stop) as unknown as number[]);
+    }
     try {
-      return decoder.decode(r.buf.subarray(at, stop));
+      return decoder.decode(buf.subarray(at, stop));
     } catch {
       throw malformedRequest(at, `${this.message} field ${field} is not valid UTF-8`);
     }

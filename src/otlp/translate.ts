@@ -28,6 +28,16 @@ const MAX_ERRORS = 8;
 
 /** A label set being built: name -> value, as Prometheus' labels.Builder. */
 type Builder = Map<string, string>;
+/** A built label set: name, value, name, value ..., sorted by name, no empty value. */
+type Base = string[];
+
+/**
+ * Attribute keys as sanitized label names (underscore escaping), kept
+ * across requests: an exporter sends the same few keys on every point.
+ * Bounded, and emptied when full.
+ */
+const sanitized = new Map<string, string>();
+const SANITIZED_MAX = 4096;
 
 /** What one resource's series all share. */
 interface ResourceContext {
@@ -67,8 +77,14 @@ export class Translation implements MetricsVisitor {
   }
 
   private label(key: string): string {
+    const known = this.utf8 ? undefined : sanitized.get(key);
+    if (known !== undefined) return known;
     const n = labelName(key, this.utf8);
     if (n instanceof Error) throw n;
+    if (!this.utf8) {
+      if (sanitized.size >= SANITIZED_MAX) sanitized.clear();
+      sanitized.set(key, n);
+    }
     return n;
   }
 
@@ -147,8 +163,9 @@ export class Translation implements MetricsVisitor {
   }
 
   /** createAttributes: point attributes (colliding names joined with ';'), promoted, job, instance, scope. */
-  private attributes(attrs: Attribute[], ctx: ResourceContext, ignore: readonly string[] = RESERVED): Builder {
-    const sorted = attrs.filter((a) => !ignore.includes(a.key)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  private attributes(attrs: Attribute[], ctx: ResourceContext, ignore: readonly string[] = RESERVED): Base {
+    const kept = attrs.some((a) => ignore.includes(a.key)) ? attrs.filter((a) => !ignore.includes(a.key)) : attrs.slice();
+    const sorted = kept.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const b: Builder = new Map();
     for (const a of sorted) {
       if (this.utf8) {
@@ -163,7 +180,7 @@ export class Translation implements MetricsVisitor {
     if (ctx.job !== '') b.set('job', ctx.job);
     if (ctx.instance !== '') b.set('instance', ctx.instance);
     if (ctx.scope !== undefined) for (const [k, v] of ctx.scope) b.set(k, v);
-    return b;
+    return built(b);
   }
 
   private translate(m: Metric, ctx: ResourceContext): void {
@@ -241,14 +258,14 @@ export class Translation implements MetricsVisitor {
     const identifying = [SERVICE_NAMESPACE, SERVICE_NAME, SERVICE_INSTANCE_ID];
     if (attrs.filter((a) => !identifying.includes(a.key)).length === 0) return;
     const keep = this.settings.keepIdentifyingResourceAttributes;
-    let base: Builder;
+    let base: Base;
     try {
       base = this.attributes(attrs, { ...ctx, promoted: new Map(), scope: undefined }, keep ? [] : identifying);
     } catch (err) {
       this.fail(0, (err as Error).message);
       return;
     }
-    if (!base.has('job') && !base.has('instance')) return;
+    if (!hasLabel(base, 'job') && !hasLabel(base, 'instance')) return;
     this.sink.metadata({ type: METRIC_TYPE.gauge, family: 'target_info', help: 'Target metadata', unit: '' });
     const times = new Set<number>();
     for (let t = earliest; t < latest; t += TARGET_INFO_INTERVAL_MS) times.add(t);
@@ -259,22 +276,51 @@ export class Translation implements MetricsVisitor {
 
 const stale = (flags: number): boolean => (flags & NO_RECORDED_VALUE) !== 0;
 
-/** The labels of `base` with __name__ and the extra pair, sorted by name, flat. */
-function named(name: string, base: Builder, extraName?: string, extraValue?: string): string[] {
-  const all = new Map(base);
-  if (extraName !== undefined) all.set(extraName, extraValue!);
-  all.set('__name__', name);
-  const names = [...all.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const flat: string[] = [];
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A builder's labels, sorted, without the empty ones (Prometheus' labels.Builder drops them). */
+function built(b: Builder): Base {
+  const names = [...b.keys()].sort(byName);
+  const flat: Base = [];
   for (const n of names) {
-    const v = all.get(n)!;
-    // An empty value is no label (Prometheus' labels.Builder drops it).
+    const v = b.get(n)!;
     if (v !== '') flat.push(n, v);
   }
   return flat;
 }
 
-function one(name: string, base: Builder, timeMs: number, value: number, isStale: boolean, extraName?: string, extraValue?: string): OutSeries {
+function hasLabel(base: Base, name: string): boolean {
+  for (let i = 0; i < base.length; i += 2) if (base[i] === name) return true;
+  return false;
+}
+
+/**
+ * The labels of `base` with __name__ and the extra pair set (over any of
+ * the same name), sorted by name, flat: one merge, as every series of a
+ * point shares its sorted base.
+ */
+function named(name: string, base: Base, extraName?: string, extraValue?: string): string[] {
+  const adds = ['__name__', name];
+  if (extraName !== undefined && extraName !== '__name__' && extraValue !== '') {
+    if (byName(extraName, '__name__') < 0) adds.unshift(extraName, extraValue!);
+    else adds.push(extraName, extraValue!);
+  }
+  const flat: string[] = [];
+  let j = 0;
+  for (let i = 0; i < base.length; i += 2) {
+    const n = base[i]!;
+    if (n === '__name__' || n === extraName) continue;
+    while (j < adds.length && adds[j]! < n) {
+      flat.push(adds[j]!, adds[j + 1]!);
+      j += 2;
+    }
+    flat.push(n, base[i + 1]!);
+  }
+  for (; j < adds.length; j += 2) flat.push(adds[j]!, adds[j + 1]!);
+  return flat;
+}
+
+function one(name: string, base: Base, timeMs: number, value: number, isStale: boolean, extraName?: string, extraValue?: string): OutSeries {
   return { labels: named(name, base, extraName, extraValue), sample: { timeMs, value, stale: isStale }, exemplars: [] };
 }
 

@@ -65,7 +65,26 @@ class Out {
   }
   string(field: number, s: string): void {
     this.tag(field, LEN);
-    const max = s.length * 3;
+    // Label names and values are short and mostly ASCII: written a char
+    // a byte with a one-byte length, without the encoder's call and copy.
+    const n = s.length;
+    if (n < 0x80) {
+      this.room(n + 1);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[this.pos] = n;
+        this.pos = at + n;
+        return;
+      }
+    }
+    const max = n * 3;
     this.room(max + 5);
     const at = this.pos;
     const { written } = encoder.encodeInto(s, this.buf.subarray(at + 5, at + 5 + max));
