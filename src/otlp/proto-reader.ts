@@ -6,6 +6,7 @@
  * parser is: bounds-checked, and a short or corrupt body throws
  * MalformedRequestError with its offset. Runs in the worker pool.
  */
+import { Buffer } from 'node:buffer';
 import { WIRE, WireReader, wrongWireType } from '../encoding/wire-reader.js';
 import { malformedRequest } from '../errors/errors.js';
 import { bytesString, goFloatString, hexString } from './any-value.js';
@@ -27,6 +28,8 @@ import {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Strings up to this long are checked for ASCII and made without the decoder. */
 const ASCII_MAX = 64;
+/** Node's native one-byte-per-char string maker; takes any Uint8Array. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
 /** One OTLP message being read: a cursor and where the message ends. */
 class Fields {
@@ -58,7 +61,7 @@ class Fields {
     if (stop - at <= ASCII_MAX) {
       let i = at;
       while (i < stop && buf[i]! < 0x80) i++;
-      if (i === stop) return String.fromCharCode.apply(null, buf.subarray(at, stop) as unknown as number[]);
+      if (i === stop) return latin1Slice.call(buf, at, stop);
     }
     try {
       return decoder.decode(buf.subarray(at, stop));
@@ -149,8 +152,8 @@ const u64 = (v: DataView, at: number): number => v.getUint32(at + 4, true) * 429
 const f64 = (v: DataView, at: number): number => v.getFloat64(at, true);
 
 /** AnyValue as a JSON-able value (for arrays and maps) and as its string. */
-function anyValue(f: Fields): { json: unknown; text: string } {
-  let out: { json: unknown; text: string } = { json: '', text: '' };
+function anyValue(f: Fields, first: { json: unknown; text: string } = { json: '', text: '' }): { json: unknown; text: string } {
+  let out = first;
   for (let field = f.next(); field !== 0; field = f.next()) {
     switch (field) {
       case 1: {
@@ -219,9 +222,26 @@ function keyValue(f: Fields): { key: string; json: unknown; text: string } {
   return { key, json: value.json, text: value.text };
 }
 
+/** AnyValue's string_value field, as its first byte. */
+const STRING_VALUE_TAG = (1 << 3) | WIRE.len;
+
 function attribute(f: Fields, field: number, out: Attribute[]): void {
-  const kv = keyValue(f.sub(field, 'KeyValue'));
-  out.push({ key: kv.key, value: kv.text });
+  const kv = f.sub(field, 'KeyValue');
+  let key = '';
+  let value = '';
+  for (let g = kv.next(); g !== 0; g = kv.next()) {
+    if (g === 1) key = kv.string(1);
+    else if (g === 2) {
+      const v = kv.sub(2, 'AnyValue');
+      // Nearly every attribute is a string: read it without anyValue's objects.
+      if (v.r.pos < v.end && v.r.buf[v.r.pos] === STRING_VALUE_TAG) {
+        v.next();
+        const s = v.string(1);
+        value = v.r.pos === v.end ? s : anyValue(v, { json: s, text: s }).text;
+      } else value = anyValue(v).text;
+    } else kv.skip();
+  }
+  out.push({ key, value });
 }
 
 /** An id as hex, '' when empty or all zeros (pcommon's IsEmpty). */

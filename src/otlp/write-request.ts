@@ -16,6 +16,14 @@ const STALE_LO = 2;
 const STALE_HI = 0x7ff00000;
 
 const encoder = new TextEncoder();
+/**
+ * The thread's output buffer, grown as needed and used again by the next
+ * writer (a request's WriteRequest is parsed before the next is written):
+ * no megabyte of garbage, grown again, per request.
+ */
+let reusable = new Uint8Array(1 << 16);
+/** Buffers grown past this are not kept (one huge request does not pin its size). */
+const REUSE_MAX = 16 << 20;
 
 /**
  * A growable protobuf writer. A sub-message is written in place after a
@@ -23,7 +31,7 @@ const encoder = new TextEncoder();
  * rare: labels, samples and spans are short.
  */
 class Out {
-  buf = new Uint8Array(1 << 16);
+  buf = reusable;
   view = new DataView(this.buf.buffer);
   pos = 0;
 
@@ -34,6 +42,7 @@ class Out {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
+    if (size <= REUSE_MAX) reusable = next;
     this.view = new DataView(next.buffer);
   }
   tag(field: number, wire: number): void {
@@ -212,7 +221,10 @@ export class WriteRequestWriter implements SeriesSink {
     this.meta.push(m);
   }
 
-  /** The WriteRequest's bytes: the series, then the metadata. */
+  /**
+   * The WriteRequest's bytes: the series, then the metadata. They are
+   * valid until the next WriteRequestWriter of this thread writes.
+   */
   finish(): Uint8Array {
     const o = this.o;
     for (const m of this.meta) {
