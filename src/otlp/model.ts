@@ -28,7 +28,14 @@ export interface Exemplar {
 }
 
 interface PointBase {
+  /** Empty, not yet read, while `attributeBytes` is set. */
   attributes: Attribute[];
+  /**
+   * A protobuf point's attribute fields as sent, one run of bytes as a
+   * latin1 string (a key for label-cache.ts); read with readAttributes()
+   * (proto-reader.ts) when needed. Number points only.
+   */
+  attributeBytes?: string;
   timeMs: number;
   flags: number;
   exemplars: Exemplar[];

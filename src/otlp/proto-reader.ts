@@ -263,17 +263,56 @@ function exemplar(f: Fields): Exemplar {
   return e;
 }
 
+/**
+ * The attributes of a number point in the bytes `run` (a latin1 string of
+ * its attribute fields, NumberPoint.attributeBytes).
+ *
+ * @throws MalformedRequestError (offsets within the run) for a field that does not decode.
+ */
+export function readAttributes(run: string): Attribute[] {
+  const bytes = Buffer.from(run, 'latin1');
+  const f = new Fields(new WireReader(bytes), bytes.length, 'NumberDataPoint');
+  const out: Attribute[] = [];
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 7) attribute(f, 7, out);
+    else f.skip();
+  }
+  return out;
+}
+
+/**
+ * A NumberDataPoint. Its attributes, when they come as one run of fields
+ * (as every encoder writes them), are kept as that run's bytes, read only
+ * if the labels are not already known (label-cache.ts); their framing is
+ * checked here.
+ */
 function numberPoint(f: Fields): NumberPoint {
   const p: NumberPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], value: 0 };
+  const r = f.r;
+  let runFrom = -1;
+  let runTo = -1;
   for (let field = f.next(); field !== 0; field = f.next()) {
-    if (field === 7) attribute(f, 7, p.attributes);
-    else if (field === 3) p.timeMs = f.timeMs(3);
+    if (field === 7) {
+      const at = r.tagAt;
+      if (f.wire === WIRE.len && (runFrom < 0 || at === runTo) && runTo !== -2) {
+        r.pos = r.len(f.end);
+        if (runFrom < 0) runFrom = at;
+        runTo = r.pos;
+      } else {
+        // Not one run: read them all now, the run's too.
+        if (runFrom >= 0) p.attributes.push(...readAttributes(latin1Slice.call(r.buf, runFrom, runTo)));
+        runFrom = -1;
+        runTo = -2;
+        attribute(f, 7, p.attributes);
+      }
+    } else if (field === 3) p.timeMs = f.timeMs(3);
     else if (field === 4) p.value = f.double(4);
     else if (field === 6) p.value = f.sfixed64(6);
     else if (field === 5) p.exemplars.push(exemplar(f.sub(5, 'Exemplar')));
     else if (field === 8) p.flags = f.varint(8);
     else f.skip();
   }
+  if (runFrom >= 0) p.attributeBytes = latin1Slice.call(r.buf, runFrom, runTo);
   return p;
 }
 

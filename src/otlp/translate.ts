@@ -6,7 +6,11 @@
  * rules. Delta temporality is refused (Prometheus' default, without
  * otlp-deltatocumulative), counted in `rejected` and stored not at all.
  */
+import { MalformedRequestError } from '../errors/errors.js';
 import { goFloatFixed } from './any-value.js';
+import { cachedLabels, keepLabels, labelKey } from './label-cache.js';
+import { readAttributes } from './proto-reader.js';
+import { encodeLabels } from './write-request.js';
 import { nativeHistogram } from './exp-histogram.js';
 import type { Attribute, Exemplar, Metric, MetricsRequest, MetricsVisitor, Scope } from './model.js';
 import { NO_RECORDED_VALUE, TEMPORALITY, visitRequest } from './model.js';
@@ -45,6 +49,12 @@ interface ResourceContext {
   instance: string;
   promoted: Builder;
   scope: Builder | undefined;
+  /** All of the above (and the settings that shape labels) as one string: label-cache.ts' context. */
+  key: string;
+}
+
+function contextKey(ctx: ResourceContext, utf8: boolean): string {
+  return JSON.stringify([utf8, ctx.job, ctx.instance, [...ctx.promoted], ctx.scope === undefined ? 0 : [...ctx.scope]]);
 }
 
 /** The resource being translated. */
@@ -102,6 +112,7 @@ export class Translation implements MetricsVisitor {
       instance,
       promoted: new Map(),
       scope: undefined,
+      key: '',
     };
     const res: ResourceState = { attributes, ctx, scopeRefused: false, earliest: Infinity, latest: -Infinity };
     this.res = res;
@@ -111,6 +122,7 @@ export class Translation implements MetricsVisitor {
         const listed = (s.promoteAllResourceAttributes ? s.ignoreResourceAttributes : s.promoteResourceAttributes).includes(a.key);
         if (listed !== s.promoteAllResourceAttributes) ctx.promoted.set(this.label(a.key), a.value);
       }
+      ctx.key = contextKey(ctx, this.utf8);
     } catch (err) {
       res.ctx = undefined;
       this.fail(0, (err as Error).message);
@@ -123,6 +135,7 @@ export class Translation implements MetricsVisitor {
     if (res.ctx === undefined || !this.settings.promoteScopeMetadata) return;
     try {
       res.ctx.scope = this.scopeLabels(scope);
+      res.ctx.key = contextKey(res.ctx, this.utf8);
     } catch (err) {
       res.scopeRefused = true;
       this.fail(0, (err as Error).message);
@@ -143,6 +156,8 @@ export class Translation implements MetricsVisitor {
     try {
       this.translate(m, res.ctx);
     } catch (err) {
+      // A point's attributes are read late (readAttributes): a body that does not decode is still 400.
+      if (err instanceof MalformedRequestError) throw err;
       this.fail(points.length, (err as Error).message);
     }
   }
@@ -204,8 +219,18 @@ export class Translation implements MetricsVisitor {
       case 'gauge':
       case 'sum':
         for (const p of d.points) {
-          const base = this.attributes(p.attributes, ctx);
-          series.series({ labels: named(family, base), sample: { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) }, exemplars: exemplars(p.exemplars) });
+          const sample = { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) };
+          if (p.attributeBytes === undefined) {
+            series.series({ labels: named(family, this.attributes(p.attributes, ctx)), sample, exemplars: exemplars(p.exemplars) });
+            continue;
+          }
+          const key = labelKey(ctx.key, family, p.attributeBytes);
+          let labelBytes = cachedLabels(key);
+          if (labelBytes === undefined) {
+            labelBytes = encodeLabels(named(family, this.attributes(readAttributes(p.attributeBytes), ctx)));
+            keepLabels(key, labelBytes);
+          }
+          series.series({ labels: [], labelBytes, sample, exemplars: exemplars(p.exemplars) });
         }
         return;
       case 'summary':

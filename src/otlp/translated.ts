@@ -40,6 +40,8 @@ export interface OutHistogram {
 export interface OutSeries {
   /** name, value, name, value ..., sorted by name, __name__ included. */
   labels: string[];
+  /** The same labels already encoded as TimeSeries' Label fields (label-cache.ts); `labels` is then empty. */
+  labelBytes?: Uint8Array;
   sample?: OutSample;
   histogram?: OutHistogram;
   exemplars: OutExemplar[];

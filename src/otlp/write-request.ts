@@ -31,9 +31,13 @@ const REUSE_MAX = 16 << 20;
  * rare: labels, samples and spans are short.
  */
 class Out {
-  buf = reusable;
-  view = new DataView(this.buf.buffer);
+  view: DataView;
   pos = 0;
+
+  /** Writes into `buf` (by default the thread's reusable one: see WriteRequestWriter.finish()). */
+  constructor(public buf: Uint8Array = reusable) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
 
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -41,8 +45,8 @@ class Out {
     while (size < this.pos + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
+    if (size <= REUSE_MAX && this.buf === reusable) reusable = next;
     this.buf = next;
-    if (size <= REUSE_MAX) reusable = next;
     this.view = new DataView(next.buffer);
   }
   tag(field: number, wire: number): void {
@@ -60,6 +64,11 @@ class Out {
   zigzag(n: number): void {
     this.room(10);
     this.pos = putVarint(this.buf, this.pos, n);
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
   }
   double(v: number): void {
     this.room(8);
@@ -186,9 +195,17 @@ function histogram(o: Out, h: OutHistogram): void {
   o.end(at);
 }
 
+/** A label set as the repeated Label fields of a TimeSeries (for label-cache.ts). */
+export function encodeLabels(flat: string[]): Uint8Array {
+  const o = new Out(new Uint8Array(256));
+  labels(o, flat);
+  return o.buf.slice(0, o.pos);
+}
+
 function series(o: Out, s: OutSeries): void {
   const at = o.begin(1);
-  labels(o, s.labels);
+  if (s.labelBytes !== undefined) o.bytes(s.labelBytes);
+  else labels(o, s.labels);
   if (s.sample !== undefined) {
     const p = o.begin(2);
     o.tag(1, FIXED64);
