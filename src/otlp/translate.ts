@@ -8,7 +8,7 @@
  */
 import { MalformedRequestError } from '../errors/errors.js';
 import { goFloatFixed } from './any-value.js';
-import { cachedLabels, keepLabels, labelKey } from './label-cache.js';
+import { familyLabels, keepLabels, type FamilyLabels } from './label-cache.js';
 import { readAttributes } from './proto-reader.js';
 import { encodeLabels } from './write-request.js';
 import { nativeHistogram } from './exp-histogram.js';
@@ -215,6 +215,7 @@ export class Translation implements MetricsVisitor {
       : METRIC_TYPE.histogram;
     this.sink.metadata({ type: promType, family, help: m.description, unit: unitName(m.unit) });
     const series = this.sink;
+    let known: FamilyLabels | undefined;
     switch (d.kind) {
       case 'gauge':
       case 'sum':
@@ -224,11 +225,11 @@ export class Translation implements MetricsVisitor {
             series.series({ labels: named(family, this.attributes(p.attributes, ctx)), sample, exemplars: exemplars(p.exemplars) });
             continue;
           }
-          const key = labelKey(ctx.key, family, p.attributeBytes);
-          let labelBytes = cachedLabels(key);
+          known ??= familyLabels(ctx.key, family);
+          let labelBytes = known.get(p.attributeBytes);
           if (labelBytes === undefined) {
             labelBytes = encodeLabels(named(family, this.attributes(readAttributes(p.attributeBytes), ctx)));
-            keepLabels(key, labelBytes);
+            keepLabels(known, p.attributeBytes, labelBytes);
           }
           series.series({ labels: [], labelBytes, sample, exemplars: exemplars(p.exemplars) });
         }
