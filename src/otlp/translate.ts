@@ -8,6 +8,7 @@
  */
 import { MalformedRequestError } from '../errors/errors.js';
 import { goFloatFixed } from './any-value.js';
+import { NameMemo } from './name-memo.js';
 import { familyLabels, keepLabels, type FamilyLabels } from './label-cache.js';
 import { readAttributes } from './proto-reader.js';
 import { encodeLabels } from './write-request.js';
@@ -35,13 +36,12 @@ type Builder = Map<string, string>;
 /** A built label set: name, value, name, value ..., sorted by name, no empty value. */
 type Base = string[];
 
-/**
- * Attribute keys as sanitized label names (underscore escaping), kept
- * across requests: an exporter sends the same few keys on every point.
- * Bounded, and emptied when full.
- */
-const sanitized = new Map<string, string>();
-const SANITIZED_MAX = 4096;
+/** Attribute keys as sanitized label names (underscore escaping). */
+const sanitized = new NameMemo(4096);
+/** Metric families by strategy, type, unit and OTLP name. */
+const families = new NameMemo(4096);
+/** What a point without exemplars has: one shared empty list (only read). */
+const NO_EXEMPLARS: OutExemplar[] = [];
 
 /** What one resource's series all share. */
 interface ResourceContext {
@@ -91,10 +91,7 @@ export class Translation implements MetricsVisitor {
     if (known !== undefined) return known;
     const n = labelName(key, this.utf8);
     if (n instanceof Error) throw n;
-    if (!this.utf8) {
-      if (sanitized.size >= SANITIZED_MAX) sanitized.clear();
-      sanitized.set(key, n);
-    }
+    if (!this.utf8) sanitized.set(key, n);
     return n;
   }
 
@@ -206,8 +203,14 @@ export class Translation implements MetricsVisitor {
       return;
     }
     const type: NamerType = d.kind === 'sum' ? (d.monotonic ? 'monotonic_counter' : 'non_monotonic_counter') : d.kind;
-    const family = metricName(m.name, m.unit, type, this.settings.translationStrategy);
-    if (family instanceof Error) throw family;
+    const familyKey = `${this.settings.translationStrategy}\u0000${type}\u0000${m.unit}\u0000${m.name}`;
+    let family = families.get(familyKey);
+    if (family === undefined) {
+      const made = metricName(m.name, m.unit, type, this.settings.translationStrategy);
+      if (made instanceof Error) throw made;
+      family = made;
+      families.set(familyKey, family);
+    }
     const promType =
       d.kind === 'gauge' ? METRIC_TYPE.gauge
       : d.kind === 'sum' ? (d.monotonic ? METRIC_TYPE.counter : METRIC_TYPE.gauge)
@@ -352,7 +355,7 @@ function one(name: string, base: Base, timeMs: number, value: number, isStale: b
 
 /** getPromExemplars: trace_id, span_id and the filtered attributes (while short), in the order given. */
 function exemplars(list: Exemplar[]): OutExemplar[] {
-  if (list.length === 0) return [];
+  if (list.length === 0) return NO_EXEMPLARS;
   const out = list.map((e) => {
     const m = new Map<string, string>();
     let runes = 0;
