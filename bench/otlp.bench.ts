@@ -3,11 +3,12 @@
 // BENCH_PER_REQUEST series a request, BENCH_IN_FLIGHT in flight, sent to
 // one `strata serve` (fresh data directory), each format to a tenant of its
 // own so that each creates its series once. Remote write: snappy
-// WriteRequests (bench/load's encoder). OTLP: ExportMetricsServiceRequests
-// holding the same series as gauge points (one Metric per family, the
-// other labels as attributes, which the translation keeps as they are),
-// gzip-compressed as the OpenTelemetry Collector sends them; values are
-// the scrape number (remote write's follow the profile's models). The
+// WriteRequests (bench/load's encoder). OTLP: the same requests as
+// ExportMetricsServiceRequests (`strata bench remote-write --format otlp`'s
+// encoding, src/bench/remote-write/otlp-bodies.ts: gauge points, one
+// Metric per family, the other labels as attributes, which the
+// translation keeps as they are), gzip-compressed as the OpenTelemetry
+// Collector sends them: the same series and values. The
 // formats take turns scrape by scrape (each timed on its own), so that a
 // shared machine's load falls on both alike.
 // Bodies are encoded before the clock starts. Prints samples/s of each and
@@ -21,9 +22,9 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { gzipSync } from 'node:zlib';
 import { nodeExporterCatalogue } from './load/node-exporter.js';
 import { encodeLoad } from './load/requests.js';
+import { otlpWriteBodies } from '../src/bench/remote-write/otlp-bodies.js';
 import { startStrata } from './support/strata-server.js';
 
 const SERIES = Number(process.env.BENCH_SERIES ?? 20_000);
@@ -32,49 +33,6 @@ const PER_REQUEST = Number(process.env.BENCH_PER_REQUEST ?? 2000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 4);
 const GZIP = (process.env.BENCH_OTLP_GZIP ?? '1') !== '0';
 const INTERVAL_MS = 15_000;
-
-/** A protobuf length-delimited field. */
-function field(no: number, body: Buffer): Buffer {
-  const head: number[] = [(no << 3) | 2];
-  for (let n = body.length; ; n = Math.floor(n / 128)) {
-    if (n < 128) {
-      head.push(n);
-      break;
-    }
-    head.push((n % 128) | 128);
-  }
-  return Buffer.concat([Buffer.from(head), body]);
-}
-
-function fixed64(no: number, write: (b: Buffer) => void): Buffer {
-  const b = Buffer.alloc(9);
-  b[0] = (no << 3) | 1;
-  write(b.subarray(1));
-  return b;
-}
-
-const keyValue = (k: string, v: string): Buffer => field(7, Buffer.concat([field(1, Buffer.from(k)), field(2, field(1, Buffer.from(v)))]));
-
-/** One ExportMetricsServiceRequest of series [first, end) at `timeMs`, grouped into one gauge Metric per family. */
-function otlpRequest(labels: string[][], timeMs: number, value: number): Buffer {
-  const byName = new Map<string, Buffer[]>();
-  const ns = BigInt(timeMs) * 1_000_000n;
-  for (const flat of labels) {
-    const attrs: Buffer[] = [];
-    let name = '';
-    for (let i = 0; i < flat.length; i += 2) {
-      if (flat[i] === '__name__') name = flat[i + 1]!;
-      else attrs.push(keyValue(flat[i]!, flat[i + 1]!));
-    }
-    const point = field(1, Buffer.concat([...attrs, fixed64(3, (b) => b.writeBigUInt64LE(ns)), fixed64(4, (b) => b.writeDoubleLE(value))]));
-    const list = byName.get(name) ?? [];
-    list.push(point);
-    byName.set(name, list);
-  }
-  const metrics = [...byName].map(([name, points]) => field(2, Buffer.concat([field(1, Buffer.from(name)), field(5, Buffer.concat(points))])));
-  const scope = field(2, Buffer.concat([field(1, field(1, Buffer.from('bench'))), ...metrics]));
-  return field(1, scope);
-}
 
 function post(agent: http.Agent, port: number, path: string, headers: Record<string, string>, body: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -120,14 +78,7 @@ async function send(agent: http.Agent, port: number, path: string, headers: Reco
 const cat = nodeExporterCatalogue(SERIES);
 const start = Math.floor(Date.now() / INTERVAL_MS) * INTERVAL_MS - (SAMPLES + 1) * INTERVAL_MS;
 const rw = encodeLoad(cat, { start, scrapes: SAMPLES, perRequest: PER_REQUEST });
-const groups: string[][][] = [];
-for (let first = 0; first < cat.count; first += PER_REQUEST) {
-  groups.push(Array.from({ length: Math.min(PER_REQUEST, cat.count - first) }, (_, k) => cat.labels(first + k)));
-}
-const otlp = Array.from({ length: SAMPLES }, (_, s) => groups.map((g) => {
-  const raw = otlpRequest(g, start + s * INTERVAL_MS, s);
-  return GZIP ? gzipSync(raw) : raw;
-}));
+const otlp = rw.requests.map((scrape) => otlpWriteBodies(scrape, Infinity, GZIP ? 'gzip' : 'none'));
 const otlpBytes = otlp.flat().reduce((a, b) => a + b.length, 0);
 const samples = cat.count * SAMPLES;
 console.log(`load: ${cat.count} series x ${SAMPLES} samples = ${samples} samples; ${rw.requests.flat().length} requests each;` +
