@@ -1,5 +1,6 @@
 // Starts `strata serve` (the built dist/) as a child process on 127.0.0.1
-// with a temporary data directory, and stops it again.
+// with a temporary data directory, and stops it again. Its log is asked for
+// as JSON (the default is logfmt) to read the addresses it listens on.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ export function startStrata(extraArgs: string[] = [], existingDataDir?: string):
   // STRATA_NODE_ARGS: extra node flags for the server, e.g. --cpu-prof to profile it.
   const nodeArgs = (process.env.STRATA_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir,
-    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', ...extraArgs], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', '--log.format', 'json', ...extraArgs], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   const stop = async (opts: { keep?: boolean } = {}): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {

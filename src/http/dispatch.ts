@@ -33,7 +33,7 @@ import {
   malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
 } from './errors.js';
 import { framable, pastCorkBuffer, UWS_MAX_BODY_BYTES, unframableLength } from './length-guard.js';
-import { problemReply } from './problem-json.js';
+import { asHttpProblem, problemReply } from './problem-json.js';
 import { writeReply } from './reply-writer.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import type { Router } from './router.js';
@@ -184,10 +184,15 @@ export function createDispatch(
     );
   }
 
-  function settle(res: HttpResponse, pending: Pending, result: Promise<Reply>): void {
+  /** The answer refusing a request of `route`: in the route's own words when it has them (RouteSpec.refusal). */
+  function refusalOf(route: RouteSpec, ctx: RequestContext, err: unknown): Reply {
+    return route.refusal === undefined ? problemReply(err, log) : route.refusal(asHttpProblem(err, log), ctx.headers);
+  }
+
+  function settle(res: HttpResponse, pending: Pending, result: Promise<Reply>, refuse: (err: unknown) => Reply): void {
     result.then(
       (reply) => answerLater(res, pending, reply),
-      (err: unknown) => answerLater(res, pending, problemReply(err, log)),
+      (err: unknown) => answerLater(res, pending, refuse(err)),
     );
   }
 
@@ -210,11 +215,11 @@ export function createDispatch(
     try {
       result = route.handler(ctx);
     } catch (err) {
-      if (pending === undefined) problemNow(res, err, headOnly);
-      else answerLater(res, pending, problemReply(err, log));
+      if (pending === undefined) answerNow(res, refusalOf(route, ctx, err), headOnly);
+      else answerLater(res, pending, refusalOf(route, ctx, err));
       return;
     }
-    if (result instanceof Promise) settle(res, pending ?? goAsync(res, headOnly), result);
+    if (result instanceof Promise) settle(res, pending ?? goAsync(res, headOnly), result, (err) => refusalOf(route, ctx, err));
     else if (pending === undefined && (result.stream === undefined || headOnly)) answerNow(res, result, headOnly);
     else answerLater(res, pending ?? goAsync(res, headOnly), result);
   }
@@ -344,7 +349,7 @@ export function createDispatch(
       return;
     }
     if (declared > spec.limit) {
-      refuseNow(res, req, problemReply(payloadTooLarge(spec.limit), log), headOnly);
+      refuseNow(res, req, refusalOf(route, ctx, payloadTooLarge(spec.limit)), headOnly);
       return;
     }
 
@@ -353,7 +358,7 @@ export function createDispatch(
     let drain: BodyDrain | undefined;
     const reading = readBody(res, declared, spec.limit, {
       tooLarge: () => {
-        const reply = problemReply(payloadTooLarge(spec.limit), log);
+        const reply = refusalOf(route, ctx, payloadTooLarge(spec.limit));
         if (closes && !headOnly) drain = answerThenDrain(res, pending, reply);
         else answerLater(res, pending, reply);
       },

@@ -22,7 +22,7 @@ export interface ProblemBody {
 
 /** The reply for `err`. */
 export function problemReply(err: unknown, log?: Logger): Reply {
-  const problem = err instanceof HttpProblem ? err : errorKind(err) !== undefined ? new HttpProblem(httpStatusOf(err), (err as Error).message) : internalError(err, log);
+  const problem = asHttpProblem(err, log);
   const body: ProblemBody = { type: 'about:blank', title: problem.title, status: problem.status, detail: problem.detail };
   if (problem.options.errors !== undefined) body.errors = problem.options.errors;
   return {
@@ -31,6 +31,14 @@ export function problemReply(err: unknown, log?: Logger): Reply {
     ...(problem.options.headers !== undefined ? { headers: problem.options.headers } : {}),
     body: JSON.stringify(body),
   };
+}
+
+/**
+ * `err` as the HttpProblem it is answered as: itself, its kind's status
+ * by the one table, or (our own fault, logged) a 500 without internals.
+ */
+export function asHttpProblem(err: unknown, log?: Logger): HttpProblem {
+  return err instanceof HttpProblem ? err : errorKind(err) !== undefined ? new HttpProblem(httpStatusOf(err), (err as Error).message) : internalError(err, log);
 }
 
 function internalError(err: unknown, log?: Logger): HttpProblem {

@@ -4,6 +4,7 @@
  * without knowing about each other or about uWebSockets.js.
  */
 import type { TSchema } from '@sinclair/typebox';
+import type { HttpProblem } from './errors.js';
 
 /** Methods a route can be registered for (HEAD and OPTIONS are answered for every path). */
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -113,6 +114,13 @@ export interface RouteSpec {
   /** Format suffixes accepted on the last segment ('.json'); any other suffix there answers 406. */
   suffixes?: readonly string[];
   handler: Handler;
+  /**
+   * How this route words a refusal (its handler's errors, and a body over
+   * its limit), given the problem and the request's headers; by default an
+   * application/problem+json document (problem-json.ts). For protocols
+   * that define their own error body, such as OTLP/HTTP's google.rpc.Status.
+   */
+  refusal?: (problem: HttpProblem, headers: RequestContext['headers']) => Reply;
   /** Routes without docs are left out of OpenAPI and the explorer. */
   doc?: RouteDoc;
 }

@@ -28,7 +28,14 @@ export interface Exemplar {
 }
 
 interface PointBase {
+  /** Empty, not yet read, while `attributeBytes` is set. */
   attributes: Attribute[];
+  /**
+   * A protobuf point's attribute fields as sent, one run of bytes as a
+   * latin1 string (a key for label-cache.ts); read with readAttributes()
+   * (proto-reader.ts) when needed. Number points only.
+   */
+  attributeBytes?: string;
   timeMs: number;
   flags: number;
   exemplars: Exemplar[];
@@ -82,11 +89,15 @@ export interface Metric {
   data: MetricData;
 }
 
-export interface ScopeMetrics {
+/** An instrumentation scope (with its ScopeMetrics' schema_url). */
+export interface Scope {
   name: string;
   version: string;
   schemaUrl: string;
   attributes: Attribute[];
+}
+
+export interface ScopeMetrics extends Scope {
   metrics: Metric[];
 }
 
@@ -97,6 +108,31 @@ export interface ResourceMetrics {
 
 /** The request: its resource metrics in order. */
 export type MetricsRequest = ResourceMetrics[];
+
+/**
+ * What a reader hands a request to, part by part in request order: a
+ * resource's attributes, then for each of its scopes the scope and its
+ * metrics one by one, then the resource's end. A metric is not used
+ * after its call returns.
+ */
+export interface MetricsVisitor {
+  resource(attributes: Attribute[]): void;
+  scope(scope: Scope): void;
+  metric(m: Metric): void;
+  endResource(): void;
+}
+
+/** Walks a request read whole (json-reader.ts) as a visitor. */
+export function visitRequest(request: MetricsRequest, v: MetricsVisitor): void {
+  for (const rm of request) {
+    v.resource(rm.attributes);
+    for (const s of rm.scopes) {
+      v.scope(s);
+      for (const m of s.metrics) v.metric(m);
+    }
+    v.endResource();
+  }
+}
 
 /**
  * OTLP nanoseconds (a fixed64 as two unsigned 32-bit halves) as

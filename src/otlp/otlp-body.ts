@@ -1,15 +1,17 @@
 /**
  * An OTLP/HTTP metrics body, in a worker: gunzipped when sent so, decoded
  * (protobuf or the JSON mapping), translated as Prometheus does and
- * encoded as a prometheus.WriteRequest for the remote-write parser.
+ * encoded as a prometheus.WriteRequest for the remote-write parser, metric
+ * by metric (the protobuf one is never held whole as objects).
  */
 import { gunzipSync } from 'node:zlib';
 import { malformedRequest } from '../errors/errors.js';
 import { readJsonMetricsRequest } from './json-reader.js';
 import { readMetricsRequest } from './proto-reader.js';
 import type { OtlpSettings } from './settings.js';
-import { translateMetrics } from './translate.js';
-import { encodeWriteRequest } from './write-request.js';
+import { visitRequest } from './model.js';
+import { Translation } from './translate.js';
+import { WriteRequestWriter } from './write-request.js';
 
 /** How an OTLP body came. */
 export interface OtlpBody {
@@ -51,7 +53,9 @@ export function otlpToWriteRequest(bytes: Uint8Array, body: OtlpBody): { bytes: 
       throw malformedRequest(0, `gzip: ${(err as Error).message}`);
     }
   }
-  const request = body.format === 'json' ? readJsonMetricsRequest(plain) : readMetricsRequest(plain);
-  const t = translateMetrics(request, body.settings);
-  return { bytes: encodeWriteRequest(t), refused: { rejected: t.rejected, message: t.errors.join('; ') } };
+  const out = new WriteRequestWriter();
+  const t = new Translation(body.settings, out);
+  if (body.format === 'json') visitRequest(readJsonMetricsRequest(plain), t);
+  else readMetricsRequest(plain, t);
+  return { bytes: out.finish(), refused: { rejected: t.refusals.rejected, message: t.refusals.errors.join('; ') } };
 }

@@ -2,10 +2,11 @@
  * Reads an OTLP ExportMetricsServiceRequest from protobuf bytes
  * (opentelemetry-proto collector/metrics/v1, metrics/v1, common/v1,
  * resource/v1; field numbers as in proto/opentelemetry/) into model.ts'
- * shapes. Hand-written over the remote-write parser's WireReader, as that
+ * shapes, handed to a MetricsVisitor metric by metric. Hand-written over the remote-write parser's WireReader, as that
  * parser is: bounds-checked, and a short or corrupt body throws
  * MalformedRequestError with its offset. Runs in the worker pool.
  */
+import { Buffer } from 'node:buffer';
 import { WIRE, WireReader, wrongWireType } from '../encoding/wire-reader.js';
 import { malformedRequest } from '../errors/errors.js';
 import { bytesString, goFloatString, hexString } from './any-value.js';
@@ -18,14 +19,17 @@ import {
   type HistogramPoint,
   type Metric,
   type MetricData,
-  type MetricsRequest,
+  type MetricsVisitor,
   type NumberPoint,
-  type ResourceMetrics,
-  type ScopeMetrics,
+  type Scope,
   type SummaryPoint,
 } from './model.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+/** Strings up to this long are checked for ASCII and made without the decoder. */
+const ASCII_MAX = 64;
+/** Node's native one-byte-per-char string maker; takes any Uint8Array. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
 /** One OTLP message being read: a cursor and where the message ends. */
 class Fields {
@@ -52,8 +56,15 @@ class Fields {
     const stop = r.len(this.end);
     const at = r.pos;
     r.pos = stop;
+    // ASCII (keys and most values) needs no UTF-8 check nor decoder call.
+    const buf = r.buf;
+    if (stop - at <= ASCII_MAX) {
+      let i = at;
+      while (i < stop && buf[i]! < 0x80) i++;
+      if (i === stop) return latin1Slice.call(buf, at, stop);
+    }
     try {
-      return decoder.decode(r.buf.subarray(at, stop));
+      return decoder.decode(buf.subarray(at, stop));
     } catch {
       throw malformedRequest(at, `${this.message} field ${field} is not valid UTF-8`);
     }
@@ -141,8 +152,8 @@ const u64 = (v: DataView, at: number): number => v.getUint32(at + 4, true) * 429
 const f64 = (v: DataView, at: number): number => v.getFloat64(at, true);
 
 /** AnyValue as a JSON-able value (for arrays and maps) and as its string. */
-function anyValue(f: Fields): { json: unknown; text: string } {
-  let out: { json: unknown; text: string } = { json: '', text: '' };
+function anyValue(f: Fields, first: { json: unknown; text: string } = { json: '', text: '' }): { json: unknown; text: string } {
+  let out = first;
   for (let field = f.next(); field !== 0; field = f.next()) {
     switch (field) {
       case 1: {
@@ -211,9 +222,26 @@ function keyValue(f: Fields): { key: string; json: unknown; text: string } {
   return { key, json: value.json, text: value.text };
 }
 
+/** AnyValue's string_value field, as its first byte. */
+const STRING_VALUE_TAG = (1 << 3) | WIRE.len;
+
 function attribute(f: Fields, field: number, out: Attribute[]): void {
-  const kv = keyValue(f.sub(field, 'KeyValue'));
-  out.push({ key: kv.key, value: kv.text });
+  const kv = f.sub(field, 'KeyValue');
+  let key = '';
+  let value = '';
+  for (let g = kv.next(); g !== 0; g = kv.next()) {
+    if (g === 1) key = kv.string(1);
+    else if (g === 2) {
+      const v = kv.sub(2, 'AnyValue');
+      // Nearly every attribute is a string: read it without anyValue's objects.
+      if (v.r.pos < v.end && v.r.buf[v.r.pos] === STRING_VALUE_TAG) {
+        v.next();
+        const s = v.string(1);
+        value = v.r.pos === v.end ? s : anyValue(v, { json: s, text: s }).text;
+      } else value = anyValue(v).text;
+    } else kv.skip();
+  }
+  out.push({ key, value });
 }
 
 /** An id as hex, '' when empty or all zeros (pcommon's IsEmpty). */
@@ -235,17 +263,56 @@ function exemplar(f: Fields): Exemplar {
   return e;
 }
 
+/**
+ * The attributes of a number point in the bytes `run` (a latin1 string of
+ * its attribute fields, NumberPoint.attributeBytes).
+ *
+ * @throws MalformedRequestError (offsets within the run) for a field that does not decode.
+ */
+export function readAttributes(run: string): Attribute[] {
+  const bytes = Buffer.from(run, 'latin1');
+  const f = new Fields(new WireReader(bytes), bytes.length, 'NumberDataPoint');
+  const out: Attribute[] = [];
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 7) attribute(f, 7, out);
+    else f.skip();
+  }
+  return out;
+}
+
+/**
+ * A NumberDataPoint. Its attributes, when they come as one run of fields
+ * (as every encoder writes them), are kept as that run's bytes, read only
+ * if the labels are not already known (label-cache.ts); their framing is
+ * checked here.
+ */
 function numberPoint(f: Fields): NumberPoint {
   const p: NumberPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], value: 0 };
+  const r = f.r;
+  let runFrom = -1;
+  let runTo = -1;
   for (let field = f.next(); field !== 0; field = f.next()) {
-    if (field === 7) attribute(f, 7, p.attributes);
-    else if (field === 3) p.timeMs = f.timeMs(3);
+    if (field === 7) {
+      const at = r.tagAt;
+      if (f.wire === WIRE.len && (runFrom < 0 || at === runTo) && runTo !== -2) {
+        r.pos = r.len(f.end);
+        if (runFrom < 0) runFrom = at;
+        runTo = r.pos;
+      } else {
+        // Not one run: read them all now, the run's too.
+        if (runFrom >= 0) p.attributes.push(...readAttributes(latin1Slice.call(r.buf, runFrom, runTo)));
+        runFrom = -1;
+        runTo = -2;
+        attribute(f, 7, p.attributes);
+      }
+    } else if (field === 3) p.timeMs = f.timeMs(3);
     else if (field === 4) p.value = f.double(4);
     else if (field === 6) p.value = f.sfixed64(6);
     else if (field === 5) p.exemplars.push(exemplar(f.sub(5, 'Exemplar')));
     else if (field === 8) p.flags = f.varint(8);
     else f.skip();
   }
+  if (runFrom >= 0) p.attributeBytes = latin1Slice.call(r.buf, runFrom, runTo);
   return p;
 }
 
@@ -355,8 +422,13 @@ function metric(f: Fields): Metric {
   return m;
 }
 
-function scopeMetrics(f: Fields): ScopeMetrics {
-  const s: ScopeMetrics = { name: '', version: '', schemaUrl: '', attributes: [], metrics: [] };
+/**
+ * A ScopeMetrics: its scope first (a first walk that skips the metrics,
+ * as the fields may come in any order), then each metric as it is read.
+ */
+function scopeMetrics(f: Fields, v: MetricsVisitor): void {
+  const s: Scope = { name: '', version: '', schemaUrl: '', attributes: [] };
+  const from = f.r.pos;
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 1) {
       const scope = f.sub(1, 'InstrumentationScope');
@@ -366,39 +438,51 @@ function scopeMetrics(f: Fields): ScopeMetrics {
         else if (g === 3) attribute(scope, 3, s.attributes);
         else scope.skip();
       }
-    } else if (field === 2) s.metrics.push(metric(f.sub(2, 'Metric')));
-    else if (field === 3) s.schemaUrl = f.string(3);
+    } else if (field === 3) s.schemaUrl = f.string(3);
     else f.skip();
   }
-  return s;
+  v.scope(s);
+  f.r.pos = from;
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 2) v.metric(metric(f.sub(2, 'Metric')));
+    else f.skip();
+  }
 }
 
-function resourceMetrics(f: Fields): ResourceMetrics {
-  const rm: ResourceMetrics = { attributes: [], scopes: [] };
+/** A ResourceMetrics: its resource first (a first walk, as in scopeMetrics), then its scopes. */
+function resourceMetrics(f: Fields, v: MetricsVisitor): void {
+  const attributes: Attribute[] = [];
+  const from = f.r.pos;
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 1) {
       const res = f.sub(1, 'Resource');
       for (let g = res.next(); g !== 0; g = res.next()) {
-        if (g === 1) attribute(res, 1, rm.attributes);
+        if (g === 1) attribute(res, 1, attributes);
         else res.skip();
       }
-    } else if (field === 2) rm.scopes.push(scopeMetrics(f.sub(2, 'ScopeMetrics')));
+    } else f.skip();
+  }
+  v.resource(attributes);
+  f.r.pos = from;
+  for (let field = f.next(); field !== 0; field = f.next()) {
+    if (field === 2) scopeMetrics(f.sub(2, 'ScopeMetrics'), v);
     else f.skip();
   }
-  return rm;
+  v.endResource();
 }
 
 /**
- * Decodes an ExportMetricsServiceRequest.
+ * Decodes an ExportMetricsServiceRequest into `v`, metric by metric: no
+ * metric is kept once handed over, so a large request never lives whole
+ * as objects.
  *
- * @throws MalformedRequestError naming the offset and what was wrong.
+ * @throws MalformedRequestError naming the offset and what was wrong;
+ *   `v` may have been given the parts before it.
  */
-export function readMetricsRequest(bytes: Uint8Array): MetricsRequest {
+export function readMetricsRequest(bytes: Uint8Array, v: MetricsVisitor): void {
   const top = new Fields(new WireReader(bytes), bytes.length, 'ExportMetricsServiceRequest');
-  const out: MetricsRequest = [];
   for (let field = top.next(); field !== 0; field = top.next()) {
-    if (field === 1) out.push(resourceMetrics(top.sub(1, 'ResourceMetrics')));
+    if (field === 1) resourceMetrics(top.sub(1, 'ResourceMetrics'), v);
     else top.skip();
   }
-  return out;
 }

@@ -6,13 +6,18 @@
  * rules. Delta temporality is refused (Prometheus' default, without
  * otlp-deltatocumulative), counted in `rejected` and stored not at all.
  */
+import { MalformedRequestError } from '../errors/errors.js';
 import { goFloatFixed } from './any-value.js';
+import { NameMemo } from './name-memo.js';
+import { familyLabels, keepLabels, type FamilyLabels } from './label-cache.js';
+import { readAttributes } from './proto-reader.js';
+import { encodeLabels } from './write-request.js';
 import { nativeHistogram } from './exp-histogram.js';
-import type { Attribute, Exemplar, Metric, MetricsRequest, ResourceMetrics, ScopeMetrics } from './model.js';
-import { NO_RECORDED_VALUE, TEMPORALITY } from './model.js';
+import type { Attribute, Exemplar, Metric, MetricsRequest, MetricsVisitor, Scope } from './model.js';
+import { NO_RECORDED_VALUE, TEMPORALITY, visitRequest } from './model.js';
 import { labelName, metricName, unitName, type NamerType } from './names.js';
 import type { OtlpSettings } from './settings.js';
-import { METRIC_TYPE, type OutExemplar, type OutSeries, type Translated } from './translated.js';
+import { METRIC_TYPE, type OutExemplar, type OutMetadata, type OutSeries, type Refusals, type SeriesSink, type Translated } from './translated.js';
 
 const SERVICE_NAME = 'service.name';
 const SERVICE_NAMESPACE = 'service.namespace';
@@ -28,6 +33,15 @@ const MAX_ERRORS = 8;
 
 /** A label set being built: name -> value, as Prometheus' labels.Builder. */
 type Builder = Map<string, string>;
+/** A built label set: name, value, name, value ..., sorted by name, no empty value. */
+type Base = string[];
+
+/** Attribute keys as sanitized label names (underscore escaping). */
+const sanitized = new NameMemo(4096);
+/** Metric families by strategy, type, unit and OTLP name. */
+const families = new NameMemo(4096);
+/** What a point without exemplars has: one shared empty list (only read). */
+const NO_EXEMPLARS: OutExemplar[] = [];
 
 /** What one resource's series all share. */
 interface ResourceContext {
@@ -35,67 +49,123 @@ interface ResourceContext {
   instance: string;
   promoted: Builder;
   scope: Builder | undefined;
+  /** All of the above (and the settings that shape labels) as one string: label-cache.ts' context. */
+  key: string;
 }
 
-class Translation {
-  readonly out: Translated = { series: [], metadata: [], rejected: 0, errors: [] };
-  private readonly utf8: boolean;
+function contextKey(ctx: ResourceContext, utf8: boolean): string {
+  return JSON.stringify([utf8, ctx.job, ctx.instance, [...ctx.promoted], ctx.scope === undefined ? 0 : [...ctx.scope]]);
+}
 
-  constructor(private readonly settings: OtlpSettings) {
+/** The resource being translated. */
+interface ResourceState {
+  attributes: Attribute[];
+  /** What its series share; undefined when the resource was refused (its points are counted). */
+  ctx: ResourceContext | undefined;
+  /** The current scope was refused (its points are counted). */
+  scopeRefused: boolean;
+  earliest: number;
+  latest: number;
+}
+
+/**
+ * A translation, fed part by part (a MetricsVisitor): each series goes
+ * to the sink as soon as it is made.
+ */
+export class Translation implements MetricsVisitor {
+  readonly refusals: Refusals = { rejected: 0, errors: [] };
+  private readonly utf8: boolean;
+  private res: ResourceState | undefined;
+
+  constructor(private readonly settings: OtlpSettings, private readonly sink: SeriesSink) {
     this.utf8 = !settings.translationStrategy.startsWith('UnderscoreEscaping');
   }
 
-  fail(points: number, message: string): void {
-    this.out.rejected += points;
-    if (this.out.errors.length < MAX_ERRORS) this.out.errors.push(message);
+  private fail(points: number, message: string): void {
+    this.refusals.rejected += points;
+    if (this.refusals.errors.length < MAX_ERRORS) this.refusals.errors.push(message);
   }
 
   private label(key: string): string {
+    const known = this.utf8 ? undefined : sanitized.get(key);
+    if (known !== undefined) return known;
     const n = labelName(key, this.utf8);
     if (n instanceof Error) throw n;
+    if (!this.utf8) sanitized.set(key, n);
     return n;
   }
 
-  resource(rm: ResourceMetrics): void {
-    const attrs = new Map(rm.attributes.map((a) => [a.key, a.value]));
-    const name = attrs.get(SERVICE_NAME);
-    const ns = attrs.get(SERVICE_NAMESPACE);
+  resource(attributes: Attribute[]): void {
+    let name: string | undefined;
+    let ns: string | undefined;
+    let instance = '';
+    for (const a of attributes) {
+      if (a.key === SERVICE_NAME) name = a.value;
+      else if (a.key === SERVICE_NAMESPACE) ns = a.value;
+      else if (a.key === SERVICE_INSTANCE_ID) instance = a.value;
+    }
     const ctx: ResourceContext = {
       job: name === undefined ? '' : ns === undefined ? name : `${ns}/${name}`,
-      instance: attrs.get(SERVICE_INSTANCE_ID) ?? '',
+      instance,
       promoted: new Map(),
       scope: undefined,
+      key: '',
     };
+    const res: ResourceState = { attributes, ctx, scopeRefused: false, earliest: Infinity, latest: -Infinity };
+    this.res = res;
     const s = this.settings;
     try {
-      for (const a of rm.attributes) {
+      for (const a of attributes) {
         const listed = (s.promoteAllResourceAttributes ? s.ignoreResourceAttributes : s.promoteResourceAttributes).includes(a.key);
         if (listed !== s.promoteAllResourceAttributes) ctx.promoted.set(this.label(a.key), a.value);
       }
+      ctx.key = contextKey(ctx, this.utf8);
     } catch (err) {
-      this.fail(countPoints(rm), (err as Error).message);
-      return;
+      res.ctx = undefined;
+      this.fail(0, (err as Error).message);
     }
-    let earliest = Infinity;
-    let latest = -Infinity;
-    for (const scope of rm.scopes) {
-      ctx.scope = s.promoteScopeMetadata ? this.scopeLabels(scope) : undefined;
-      for (const m of scope.metrics) {
-        for (const p of m.data.kind === 'none' ? [] : m.data.points) {
-          earliest = Math.min(earliest, p.timeMs);
-          latest = Math.max(latest, p.timeMs);
-        }
-        try {
-          this.metric(m, ctx);
-        } catch (err) {
-          this.fail(m.data.kind === 'none' ? 0 : m.data.points.length, (err as Error).message);
-        }
-      }
-    }
-    if (earliest !== Infinity) this.targetInfo(rm.attributes, ctx, earliest, latest);
   }
 
-  private scopeLabels(scope: ScopeMetrics): Builder {
+  scope(scope: Scope): void {
+    const res = this.res!;
+    res.scopeRefused = false;
+    if (res.ctx === undefined || !this.settings.promoteScopeMetadata) return;
+    try {
+      res.ctx.scope = this.scopeLabels(scope);
+      res.ctx.key = contextKey(res.ctx, this.utf8);
+    } catch (err) {
+      res.scopeRefused = true;
+      this.fail(0, (err as Error).message);
+    }
+  }
+
+  metric(m: Metric): void {
+    const res = this.res!;
+    const points = m.data.kind === 'none' ? [] : m.data.points;
+    if (res.ctx === undefined || res.scopeRefused) {
+      this.refusals.rejected += points.length;
+      return;
+    }
+    for (const p of points) {
+      if (p.timeMs < res.earliest) res.earliest = p.timeMs;
+      if (p.timeMs > res.latest) res.latest = p.timeMs;
+    }
+    try {
+      this.translate(m, res.ctx);
+    } catch (err) {
+      // A point's attributes are read late (readAttributes): a body that does not decode is still 400.
+      if (err instanceof MalformedRequestError) throw err;
+      this.fail(points.length, (err as Error).message);
+    }
+  }
+
+  endResource(): void {
+    const res = this.res!;
+    this.res = undefined;
+    if (res.ctx !== undefined && res.earliest !== Infinity) this.targetInfo(res.attributes, res.ctx, res.earliest, res.latest);
+  }
+
+  private scopeLabels(scope: Scope): Builder {
     const b: Builder = new Map();
     for (const a of scope.attributes) b.set(this.label(a.key), a.value);
     b.set('otel_scope_name', scope.name);
@@ -105,8 +175,9 @@ class Translation {
   }
 
   /** createAttributes: point attributes (colliding names joined with ';'), promoted, job, instance, scope. */
-  private attributes(attrs: Attribute[], ctx: ResourceContext, ignore: readonly string[] = RESERVED): Builder {
-    const sorted = attrs.filter((a) => !ignore.includes(a.key)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  private attributes(attrs: Attribute[], ctx: ResourceContext, ignore: readonly string[] = RESERVED): Base {
+    const kept = attrs.some((a) => ignore.includes(a.key)) ? attrs.filter((a) => !ignore.includes(a.key)) : attrs.slice();
+    const sorted = kept.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const b: Builder = new Map();
     for (const a of sorted) {
       if (this.utf8) {
@@ -121,10 +192,10 @@ class Translation {
     if (ctx.job !== '') b.set('job', ctx.job);
     if (ctx.instance !== '') b.set('instance', ctx.instance);
     if (ctx.scope !== undefined) for (const [k, v] of ctx.scope) b.set(k, v);
-    return b;
+    return built(b);
   }
 
-  private metric(m: Metric, ctx: ResourceContext): void {
+  private translate(m: Metric, ctx: ResourceContext): void {
     const d = m.data;
     if (d.kind === 'none' || d.points.length === 0) return;
     if ('temporality' in d && d.temporality !== TEMPORALITY.cumulative) {
@@ -132,38 +203,55 @@ class Translation {
       return;
     }
     const type: NamerType = d.kind === 'sum' ? (d.monotonic ? 'monotonic_counter' : 'non_monotonic_counter') : d.kind;
-    const family = metricName(m.name, m.unit, type, this.settings.translationStrategy);
-    if (family instanceof Error) throw family;
+    const familyKey = `${this.settings.translationStrategy}\u0000${type}\u0000${m.unit}\u0000${m.name}`;
+    let family = families.get(familyKey);
+    if (family === undefined) {
+      const made = metricName(m.name, m.unit, type, this.settings.translationStrategy);
+      if (made instanceof Error) throw made;
+      family = made;
+      families.set(familyKey, family);
+    }
     const promType =
       d.kind === 'gauge' ? METRIC_TYPE.gauge
       : d.kind === 'sum' ? (d.monotonic ? METRIC_TYPE.counter : METRIC_TYPE.gauge)
       : d.kind === 'summary' ? METRIC_TYPE.summary
       : METRIC_TYPE.histogram;
-    this.out.metadata.push({ type: promType, family, help: m.description, unit: unitName(m.unit) });
-    const series = this.out.series;
+    this.sink.metadata({ type: promType, family, help: m.description, unit: unitName(m.unit) });
+    const series = this.sink;
+    let known: FamilyLabels | undefined;
     switch (d.kind) {
       case 'gauge':
       case 'sum':
         for (const p of d.points) {
-          const base = this.attributes(p.attributes, ctx);
-          series.push({ labels: named(family, base), sample: { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) }, exemplars: exemplars(p.exemplars) });
+          const sample = { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) };
+          if (p.attributeBytes === undefined) {
+            series.series({ labels: named(family, this.attributes(p.attributes, ctx)), sample, exemplars: exemplars(p.exemplars) });
+            continue;
+          }
+          known ??= familyLabels(ctx.key, family);
+          let labelBytes = known.get(p.attributeBytes);
+          if (labelBytes === undefined) {
+            labelBytes = encodeLabels(named(family, this.attributes(readAttributes(p.attributeBytes), ctx)));
+            keepLabels(known, p.attributeBytes, labelBytes);
+          }
+          series.series({ labels: [], labelBytes, sample, exemplars: exemplars(p.exemplars) });
         }
         return;
       case 'summary':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);
           const s = stale(p.flags);
-          series.push(one(`${family}_sum`, base, p.timeMs, p.sum, s));
-          series.push(one(`${family}_count`, base, p.timeMs, p.count, s));
-          for (const q of p.quantiles) series.push(one(family, base, p.timeMs, q.value, s, 'quantile', goFloatFixed(q.quantile)));
+          series.series(one(`${family}_sum`, base, p.timeMs, p.sum, s));
+          series.series(one(`${family}_count`, base, p.timeMs, p.count, s));
+          for (const q of p.quantiles) series.series(one(family, base, p.timeMs, q.value, s, 'quantile', goFloatFixed(q.quantile)));
         }
         return;
       case 'histogram':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);
           const s = stale(p.flags);
-          if (p.sum !== undefined) series.push(one(`${family}_sum`, base, p.timeMs, p.sum, s));
-          series.push(one(`${family}_count`, base, p.timeMs, p.count, s));
+          if (p.sum !== undefined) series.series(one(`${family}_sum`, base, p.timeMs, p.sum, s));
+          series.series(one(`${family}_count`, base, p.timeMs, p.count, s));
           const ex = exemplars(p.exemplars);
           let next = 0;
           let cumulative = 0;
@@ -173,11 +261,11 @@ class Translation {
             const bucket = one(`${family}_bucket`, base, p.timeMs, cumulative, s, 'le', goFloatFixed(bound));
             // As Prometheus: exemplars in the order given, each to this bucket while its value is within the bound.
             while (next < ex.length && ex[next]!.value <= bound) bucket.exemplars.push(ex[next++]!);
-            series.push(bucket);
+            series.series(bucket);
           }
           const inf = one(`${family}_bucket`, base, p.timeMs, p.count, s, 'le', '+Inf');
           inf.exemplars.push(...ex.slice(next));
-          series.push(inf);
+          series.series(inf);
         }
         return;
       case 'exponential_histogram':
@@ -188,7 +276,7 @@ class Translation {
             continue;
           }
           const base = this.attributes(p.attributes, ctx);
-          series.push({ labels: named(family, base), histogram: h, exemplars: exemplars(p.exemplars) });
+          series.series({ labels: named(family, base), histogram: h, exemplars: exemplars(p.exemplars) });
         }
         return;
     }
@@ -199,46 +287,75 @@ class Translation {
     const identifying = [SERVICE_NAMESPACE, SERVICE_NAME, SERVICE_INSTANCE_ID];
     if (attrs.filter((a) => !identifying.includes(a.key)).length === 0) return;
     const keep = this.settings.keepIdentifyingResourceAttributes;
-    let base: Builder;
+    let base: Base;
     try {
       base = this.attributes(attrs, { ...ctx, promoted: new Map(), scope: undefined }, keep ? [] : identifying);
     } catch (err) {
       this.fail(0, (err as Error).message);
       return;
     }
-    if (!base.has('job') && !base.has('instance')) return;
-    this.out.metadata.push({ type: METRIC_TYPE.gauge, family: 'target_info', help: 'Target metadata', unit: '' });
+    if (!hasLabel(base, 'job') && !hasLabel(base, 'instance')) return;
+    this.sink.metadata({ type: METRIC_TYPE.gauge, family: 'target_info', help: 'Target metadata', unit: '' });
     const times = new Set<number>();
     for (let t = earliest; t < latest; t += TARGET_INFO_INTERVAL_MS) times.add(t);
     times.add(latest);
-    for (const t of times) this.out.series.push(one('target_info', base, t, 1, false));
+    for (const t of times) this.sink.series(one('target_info', base, t, 1, false));
   }
 }
 
 const stale = (flags: number): boolean => (flags & NO_RECORDED_VALUE) !== 0;
 
-/** The labels of `base` with __name__ and the extra pair, sorted by name, flat. */
-function named(name: string, base: Builder, extraName?: string, extraValue?: string): string[] {
-  const all = new Map(base);
-  if (extraName !== undefined) all.set(extraName, extraValue!);
-  all.set('__name__', name);
-  const names = [...all.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const flat: string[] = [];
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A builder's labels, sorted, without the empty ones (Prometheus' labels.Builder drops them). */
+function built(b: Builder): Base {
+  const names = [...b.keys()].sort(byName);
+  const flat: Base = [];
   for (const n of names) {
-    const v = all.get(n)!;
-    // An empty value is no label (Prometheus' labels.Builder drops it).
+    const v = b.get(n)!;
     if (v !== '') flat.push(n, v);
   }
   return flat;
 }
 
-function one(name: string, base: Builder, timeMs: number, value: number, isStale: boolean, extraName?: string, extraValue?: string): OutSeries {
+function hasLabel(base: Base, name: string): boolean {
+  for (let i = 0; i < base.length; i += 2) if (base[i] === name) return true;
+  return false;
+}
+
+/**
+ * The labels of `base` with __name__ and the extra pair set (over any of
+ * the same name), sorted by name, flat: one merge, as every series of a
+ * point shares its sorted base.
+ */
+function named(name: string, base: Base, extraName?: string, extraValue?: string): string[] {
+  const adds = ['__name__', name];
+  if (extraName !== undefined && extraName !== '__name__' && extraValue !== '') {
+    if (byName(extraName, '__name__') < 0) adds.unshift(extraName, extraValue!);
+    else adds.push(extraName, extraValue!);
+  }
+  const flat: string[] = [];
+  let j = 0;
+  for (let i = 0; i < base.length; i += 2) {
+    const n = base[i]!;
+    if (n === '__name__' || n === extraName) continue;
+    while (j < adds.length && adds[j]! < n) {
+      flat.push(adds[j]!, adds[j + 1]!);
+      j += 2;
+    }
+    flat.push(n, base[i + 1]!);
+  }
+  for (; j < adds.length; j += 2) flat.push(adds[j]!, adds[j + 1]!);
+  return flat;
+}
+
+function one(name: string, base: Base, timeMs: number, value: number, isStale: boolean, extraName?: string, extraValue?: string): OutSeries {
   return { labels: named(name, base, extraName, extraValue), sample: { timeMs, value, stale: isStale }, exemplars: [] };
 }
 
 /** getPromExemplars: trace_id, span_id and the filtered attributes (while short), in the order given. */
 function exemplars(list: Exemplar[]): OutExemplar[] {
-  if (list.length === 0) return [];
+  if (list.length === 0) return NO_EXEMPLARS;
   const out = list.map((e) => {
     const m = new Map<string, string>();
     let runes = 0;
@@ -259,15 +376,11 @@ function exemplars(list: Exemplar[]): OutExemplar[] {
   return out;
 }
 
-function countPoints(rm: ResourceMetrics): number {
-  let n = 0;
-  for (const s of rm.scopes) for (const m of s.metrics) n += m.data.kind === 'none' ? 0 : m.data.points.length;
-  return n;
-}
-
-/** Translates a request; refusals are counted, never thrown. */
+/** Translates a request read whole, collecting what comes out. */
 export function translateMetrics(request: MetricsRequest, settings: OtlpSettings): Translated {
-  const t = new Translation(settings);
-  for (const rm of request) t.resource(rm);
-  return t.out;
+  const series: OutSeries[] = [];
+  const metadata: OutMetadata[] = [];
+  const t = new Translation(settings, { series: (s) => series.push(s), metadata: (m) => metadata.push(m) });
+  visitRequest(request, t);
+  return { series, metadata, ...t.refusals };
 }

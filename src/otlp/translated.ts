@@ -1,7 +1,8 @@
 /**
  * What the OTLP translation gives: Prometheus series, one sample or native
- * histogram each, with metadata, and what was refused. write-request.ts
- * encodes it as a prometheus.WriteRequest for the one remote-write parser.
+ * histogram each, with metadata, handed to a SeriesSink one by one
+ * (write-request.ts encodes them as a prometheus.WriteRequest for the one
+ * remote-write parser), and what was refused.
  */
 
 /** A sample value; `stale` writes Prometheus' stale marker's exact bits instead. */
@@ -39,6 +40,8 @@ export interface OutHistogram {
 export interface OutSeries {
   /** name, value, name, value ..., sorted by name, __name__ included. */
   labels: string[];
+  /** The same labels already encoded as TimeSeries' Label fields (label-cache.ts); `labels` is then empty. */
+  labelBytes?: Uint8Array;
   sample?: OutSample;
   histogram?: OutHistogram;
   exemplars: OutExemplar[];
@@ -54,11 +57,22 @@ export interface OutMetadata {
   unit: string;
 }
 
-export interface Translated {
-  series: OutSeries[];
-  metadata: OutMetadata[];
+/** Where translated series and metadata go, in the order translated. */
+export interface SeriesSink {
+  series(s: OutSeries): void;
+  metadata(m: OutMetadata): void;
+}
+
+/** What was refused of a request. */
+export interface Refusals {
   /** Data points refused (delta temporality, names that cannot be built, ...). */
   rejected: number;
   /** Why, one line each, the first few. */
   errors: string[];
+}
+
+/** A whole translation, collected (translateMetrics). */
+export interface Translated extends Refusals {
+  series: OutSeries[];
+  metadata: OutMetadata[];
 }

@@ -6,7 +6,7 @@
  * are written as their exact bits (WIRE.md, "Stale markers").
  */
 import { putUvarint, putUvarint64, putVarint, uvarintSize } from '../encoding/varint.js';
-import type { OutExemplar, OutHistogram, OutSeries, Translated } from './translated.js';
+import type { OutExemplar, OutHistogram, OutMetadata, OutSeries, SeriesSink } from './translated.js';
 
 const LEN = 2;
 const VARINT = 0;
@@ -16,6 +16,14 @@ const STALE_LO = 2;
 const STALE_HI = 0x7ff00000;
 
 const encoder = new TextEncoder();
+/**
+ * The thread's output buffer, grown as needed and used again by the next
+ * writer (a request's WriteRequest is parsed before the next is written):
+ * no megabyte of garbage, grown again, per request.
+ */
+let reusable = new Uint8Array(1 << 16);
+/** Buffers grown past this are not kept (one huge request does not pin its size). */
+const REUSE_MAX = 16 << 20;
 
 /**
  * A growable protobuf writer. A sub-message is written in place after a
@@ -23,9 +31,13 @@ const encoder = new TextEncoder();
  * rare: labels, samples and spans are short.
  */
 class Out {
-  buf = new Uint8Array(1 << 16);
-  view = new DataView(this.buf.buffer);
+  view: DataView;
   pos = 0;
+
+  /** Writes into `buf` (by default the thread's reusable one: see WriteRequestWriter.finish()). */
+  constructor(public buf: Uint8Array = reusable) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
 
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -33,6 +45,7 @@ class Out {
     while (size < this.pos + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
+    if (size <= REUSE_MAX && this.buf === reusable) reusable = next;
     this.buf = next;
     this.view = new DataView(next.buffer);
   }
@@ -52,6 +65,11 @@ class Out {
     this.room(10);
     this.pos = putVarint(this.buf, this.pos, n);
   }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
   double(v: number): void {
     this.room(8);
     this.view.setFloat64(this.pos, v, true);
@@ -65,7 +83,26 @@ class Out {
   }
   string(field: number, s: string): void {
     this.tag(field, LEN);
-    const max = s.length * 3;
+    // Label names and values are short and mostly ASCII: written a char
+    // a byte with a one-byte length, without the encoder's call and copy.
+    const n = s.length;
+    if (n < 0x80) {
+      this.room(n + 1);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[this.pos] = n;
+        this.pos = at + n;
+        return;
+      }
+    }
+    const max = n * 3;
     this.room(max + 5);
     const at = this.pos;
     const { written } = encoder.encodeInto(s, this.buf.subarray(at + 5, at + 5 + max));
@@ -158,9 +195,20 @@ function histogram(o: Out, h: OutHistogram): void {
   o.end(at);
 }
 
+/** A label set as the repeated Label fields of a TimeSeries (for label-cache.ts). */
+export function encodeLabels(flat: string[]): Uint8Array {
+  const o = labelScratch;
+  o.pos = 0;
+  labels(o, flat);
+  return o.buf.slice(0, o.pos);
+}
+/** Where encodeLabels writes before copying out (grown as needed, kept). */
+const labelScratch = new Out(new Uint8Array(1024));
+
 function series(o: Out, s: OutSeries): void {
   const at = o.begin(1);
-  labels(o, s.labels);
+  if (s.labelBytes !== undefined) o.bytes(s.labelBytes);
+  else labels(o, s.labels);
   if (s.sample !== undefined) {
     const p = o.begin(2);
     o.tag(1, FIXED64);
@@ -175,18 +223,39 @@ function series(o: Out, s: OutSeries): void {
   o.end(at);
 }
 
-/** The WriteRequest bytes of a translation: its series, then its metadata. */
-export function encodeWriteRequest(t: Translated): Uint8Array {
-  const o = new Out();
-  for (const s of t.series) series(o, s);
-  for (const m of t.metadata) {
-    const at = o.begin(3);
-    o.tag(1, VARINT);
-    o.uvarint(m.type);
-    o.string(2, m.family);
-    if (m.help !== '') o.string(4, m.help);
-    if (m.unit !== '') o.string(5, m.unit);
-    o.end(at);
+/**
+ * A translation's sink (translated.ts) that encodes each series into
+ * WriteRequest bytes as it comes, so no series outlives its own
+ * translation (short-lived objects are what the young generation
+ * collects cheaply); the metadata follows the series at finish().
+ */
+export class WriteRequestWriter implements SeriesSink {
+  private readonly o = new Out();
+  private readonly meta: OutMetadata[] = [];
+
+  series(s: OutSeries): void {
+    series(this.o, s);
   }
-  return o.buf.subarray(0, o.pos);
+
+  metadata(m: OutMetadata): void {
+    this.meta.push(m);
+  }
+
+  /**
+   * The WriteRequest's bytes: the series, then the metadata. They are
+   * valid until the next WriteRequestWriter of this thread writes.
+   */
+  finish(): Uint8Array {
+    const o = this.o;
+    for (const m of this.meta) {
+      const at = o.begin(3);
+      o.tag(1, VARINT);
+      o.uvarint(m.type);
+      o.string(2, m.family);
+      if (m.help !== '') o.string(4, m.help);
+      if (m.unit !== '') o.string(5, m.unit);
+      o.end(at);
+    }
+    return o.buf.subarray(0, o.pos);
+  }
 }

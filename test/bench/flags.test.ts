@@ -50,6 +50,14 @@ describe('strata bench flags', () => {
     assert.deepEqual(rw('--profile', 'my.json').profile, { kind: 'file', path: 'my.json' });
   });
 
+  test('remote-write sends remote write by default; --format otlp sends OTLP, gzip unless told otherwise', () => {
+    assert.equal(rw().format, 'remote-write');
+    const otlp = rw('--format', 'otlp');
+    assert.equal(otlp.format, 'otlp');
+    assert.equal(otlp.otlpCompression, 'gzip');
+    assert.equal(rw('--format', 'otlp', '--otlp-compression', 'none').otlpCompression, 'none');
+  });
+
   test('remote-write watches /-/ready and /metrics on --url\'s host unless told otherwise', () => {
     const c = rw();
     assert.equal(c.readyUrl?.href, 'http://127.0.0.1:9/-/ready');
@@ -157,6 +165,10 @@ describe('strata bench flags', () => {
     [['bench', 'remote-write', ...URL_FLAG, '--header', 'no colon'], /--header: 'no colon'/],
     [['bench', 'remote-write', ...URL_FLAG, '--bogus'], /'--bogus'/],
     [['bench', 'remote-write', ...URL_FLAG, '--ready-url', '/-/ready'], /--ready-url: '\/-\/ready' is not an http or https URL \(or none\)/],
+    [['bench', 'remote-write', ...URL_FLAG, '--format', 'influx'], /--format: 'influx' is not remote-write or otlp/],
+    [['bench', 'remote-write', '--url', 'grpc://127.0.0.1:9', '--format', 'otlp'], /--format otlp: OTLP is sent over HTTP/],
+    [['bench', 'remote-write', ...URL_FLAG, '--format', 'otlp', '--histogram-share', '0.1'], /--format otlp: native histograms are not sent as OTLP/],
+    [['bench', 'remote-write', ...URL_FLAG, '--format', 'otlp', '--otlp-compression', 'zstd'], /--otlp-compression: 'zstd' is not gzip or none/],
     [['bench', 'store-api'], /--addr is required/],
     [['bench', 'store-api', '--addr', 'localhost'], /--addr: 'localhost' is not HOST:PORT/],
     [['bench', 'store-api', '--addr', '127.0.0.1:1', '--call', 'query'], /--call: 'query'/],

@@ -145,4 +145,33 @@ describe('strata bench against strata serve', () => {
     assert.equal((await names('team-g')).length, 1, 'the 10 series of one target, under team-g');
     assert.deepEqual(await names(), [], 'nothing of it under the default tenant');
   });
+
+  test('remote-write --format otlp: the same series and samples as OTLP (gzip), stored as remote write stores them', async () => {
+    assert.ok(written !== undefined, 'needs the remote-write test first');
+    // Two days after the HTTP load: counted apart from the other tests' samples.
+    const start = Math.ceil(written.load!.maxTime / 1000) + 2 * 86_400;
+    const json = join(dir, 'rw-otlp.json');
+    const r = await runStrata(['bench', 'remote-write', '--format', 'otlp', '--url', `${base}/api/v1/otlp/v1/metrics`, '--series', String(SERIES),
+      '--series-per-request', '500', '--samples-per-series', '3', '--start', String(start), '--concurrency', '2', '--json', json], 60_000);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /OTLP: 6 ExportMetricsServiceRequests, [\d.]+ MiB gzip protobuf/);
+    const report = readReport(json);
+    assert.ok(checkReport.Check(report), JSON.stringify([...checkReport.Errors(report)].slice(0, 3)));
+    const run = report.runs[0]!;
+    assert.equal(run.stoppedBy, 'load-sent');
+    assert.equal(run.answers.ok, 6, JSON.stringify(run.answers));
+    assert.equal(run.load!.samplesWritten, 3 * SERIES);
+    const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], run.load!.minTime, run.load!.maxTime,
+      ReadRequest_ResponseType.SAMPLES, 30_000);
+    assert.equal(all.samples, 3 * SERIES, 'the server holds what the report counts');
+    assert.equal(all.series, SERIES);
+    // Gauges keep their names and attributes: the first series of the catalogue, as remote write sends it.
+    const first = nodeExporterCatalogue(SERIES).labels(0);
+    const q = new URLSearchParams({ 'match[]': `{__name__="${first[1]!}"}`, start: String(start - 60), end: String(start + 120) });
+    const res = await fetch(`${base}/api/v1/series?${q}`, { signal: AbortSignal.timeout(30_000) });
+    const series = ((await res.json()) as { data: Array<Record<string, string>> }).data;
+    const expected: Record<string, string> = {};
+    for (let i = 0; i < first.length; i += 2) expected[first[i]!] = first[i + 1]!;
+    assert.ok(series.some((s) => JSON.stringify(s) === JSON.stringify(expected)), `${JSON.stringify(expected)} among ${JSON.stringify(series.slice(0, 3))}`);
+  });
 });

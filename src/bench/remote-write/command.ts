@@ -18,6 +18,7 @@ import { EXIT_INTERRUPTED, RunStop } from '../run/stop.js';
 import { UsageError } from '../../config/usage-error.js';
 import { fmt, mib } from '../run/format.js';
 import { grpcWriteBodies } from './grpc-frames.js';
+import { otlpWriteBodies } from './otlp-bodies.js';
 import { rememberLastSampleTime, startFor } from './last-sample.js';
 import { prepareLoad, type PreparedLoad } from './load.js';
 import { scrapesFor, type RemoteWriteConfig } from './options.js';
@@ -59,6 +60,7 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
   try {
     let prepared: PreparedLoad;
     let grpcBodies: Buffer[] | undefined;
+    let otlpBodies: Buffer[] | undefined;
     try {
       const scrapes = scrapesFor(c);
       let start = c.start;
@@ -71,6 +73,10 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
       if (isGrpcUrl(c.url)) {
         grpcBodies = grpcWriteBodies(prepared.plan.requests, c.tenant, c.maxEncodedBytes, c.grpcCompression);
         progress.log(`gRPC: ${fmt(grpcBodies.length)} thanos.WriteableStore/RemoteWrite calls, ${mib(grpcBodies.reduce((n, b) => n + b.length, 0))} ${c.grpcCompression === 'snappy' ? 'snappy-framed (grpc-encoding: snappy)' : 'uncompressed'}${c.tenant === undefined ? '' : `, tenant ${JSON.stringify(c.tenant)} in each`}`);
+      }
+      if (c.format === 'otlp') {
+        otlpBodies = otlpWriteBodies(prepared.plan.requests, c.maxEncodedBytes, c.otlpCompression);
+        progress.log(`OTLP: ${fmt(otlpBodies.length)} ExportMetricsServiceRequests, ${mib(otlpBodies.reduce((n, b) => n + b.length, 0))} ${c.otlpCompression === 'gzip' ? 'gzip' : 'uncompressed'} protobuf`);
       }
     } catch (err) {
       if (err instanceof LoadTooLargeError) throw new UsageError(err.message);
@@ -85,7 +91,7 @@ export async function benchRemoteWrite(c: RemoteWriteConfig, argv: string[]): Pr
     const watch = await ResponsivenessWatch.begin({ durationMs: c.durationMs, headers: c.headers,
       ...(c.readyUrl ? { readyUrl: c.readyUrl } : {}), ...(c.metricsUrl ? { metricsUrl: c.metricsUrl } : {}), ...(c.tls ? { tls: c.tls } : {}) });
     stop.deadline(c.durationMs);
-    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }), ...(grpcBodies === undefined ? {} : { grpcBodies }) });
+    const sending = sendPlan(prepared.plan, { url: c.url, headers: c.headers, concurrency: c.concurrency, rate: c.rate, timeoutMs: c.timeoutMs, retries: c.retries, recorder, stop, ...(c.tls === undefined ? {} : { tls: c.tls }), ...(grpcBodies === undefined ? {} : { grpcBodies }), ...(otlpBodies === undefined ? {} : { otlp: { bodies: otlpBodies, compression: c.otlpCompression } }) });
     live.start();
     const sent = await sending;
     live.stop();

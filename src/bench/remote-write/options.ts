@@ -12,6 +12,7 @@ import { parseBytes } from '../../config/bytes.js';
 import { commonHelp, commonOptions, intFlag, noPositionals, numberFlag, parseCommon, positiveDuration, timeFlag, type CommonConfig } from '../run/flags.js';
 import { readClientTls, serverNameFlag, type ClientTlsFiles } from '../run/tls-files.js';
 import type { GrpcCompression } from './grpc-frames.js';
+import type { OtlpCompression } from './otlp-bodies.js';
 
 export const remoteWriteOptions = {
   ...commonOptions,
@@ -33,6 +34,8 @@ export const remoteWriteOptions = {
   start: { type: 'string' },
   'max-encoded': { type: 'string', default: '1GiB' },
   'grpc-compression': { type: 'string', default: 'snappy' },
+  format: { type: 'string', default: 'remote-write' },
+  'otlp-compression': { type: 'string', default: 'gzip' },
   // Prometheus' remote_write tls_config fields: ca_file, cert_file, key_file, server_name, insecure_skip_verify.
   'tls-ca': { type: 'string' },
   'tls-cert': { type: 'string' },
@@ -75,6 +78,13 @@ Target:
   --grpc-compression ALG       gRPC only: snappy (default, as Thanos Receive's router:
                                --receive.grpc-compression; Go's snappy framing format, grpc-encoding:
                                snappy) or none
+  --format FORMAT              remote-write (default) or otlp: the same load as OTLP/HTTP metrics
+                               (ExportMetricsServiceRequest protobuf, one gauge per metric name, the
+                               other labels as attributes: stored as the same series), for
+                               http(s) --urls such as http://127.0.0.1:8080/api/v1/otlp/v1/metrics;
+                               not with --histogram-share
+  --otlp-compression ALG       --format otlp only: gzip (default, as the OpenTelemetry Collector's
+                               otlphttp exporter) or none
   --tenant NAME                send the tenant in --tenant-header (gRPC: in WriteRequest.tenant)
   --tenant-header NAME         header naming the tenant (default THANOS-TENANT; Cortex and Mimir: X-Scope-OrgID)
   --header 'NAME: VALUE'       an extra header on every request (repeatable), e.g. Authorization
@@ -155,6 +165,10 @@ export interface RemoteWriteConfig extends CommonConfig {
   maxEncodedBytes: number;
   /** gRPC messages compressed (--grpc-compression; 'none' for HTTP targets). */
   grpcCompression: GrpcCompression;
+  /** --format: remote write 1.0 bodies (or gRPC calls), or OTLP/HTTP protobuf bodies. */
+  format: 'remote-write' | 'otlp';
+  /** OTLP bodies compressed (--otlp-compression; 'none' unless --format otlp). */
+  otlpCompression: OtlpCompression;
   /** https and grpcs only; undefined: the system's CAs, no client certificate. */
   tls?: HttpClientTls;
   /** --tenant; over HTTP it is also in `headers`, over gRPC it goes into WriteRequest.tenant. */
@@ -285,7 +299,17 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
     timeoutMs: positiveDuration('timeout', v.timeout),
     maxEncodedBytes: parseBytes('max-encoded', v['max-encoded']),
     grpcCompression: grpcCompression(v['grpc-compression'], grpc),
+    format: 'remote-write',
+    otlpCompression: 'none',
   };
+  if (v.format === 'otlp') {
+    if (grpc) throw new UsageError(`--format otlp: OTLP is sent over HTTP; --url '${url.href}' is a gRPC address`);
+    if (config.histogramShare > 0) throw new UsageError('--format otlp: native histograms are not sent as OTLP; leave --histogram-share at 0');
+    config.format = 'otlp';
+    config.otlpCompression = otlpCompression(v['otlp-compression']);
+  } else if (v.format !== 'remote-write') {
+    throw new UsageError(`--format: '${v.format}' is not remote-write or otlp`);
+  }
   if (grpc && config.grpcCompression === 'snappy') headers['grpc-encoding'] = 'snappy';
   if (v['samples-per-series'] !== undefined) config.samplesPerSeries = intFlag('samples-per-series', v['samples-per-series'], 1, 10_000_000);
   if (start !== undefined) config.start = start;
@@ -299,6 +323,11 @@ export function parseRemoteWriteArgs(args: string[]): RemoteWriteConfig | 'help'
   if (metricsUrl !== undefined) config.metricsUrl = metricsUrl;
   if (config.maxEncodedBytes === 0) throw new UsageError('--max-encoded: must be more than 0');
   return config;
+}
+
+function otlpCompression(value: string): OtlpCompression {
+  if (value !== 'gzip' && value !== 'none') throw new UsageError(`--otlp-compression: '${value}' is not gzip or none`);
+  return value;
 }
 
 function grpcCompression(value: string, grpc: boolean): GrpcCompression {

@@ -53,7 +53,7 @@ export function makeAgent(url: URL, sockets: number, tls?: HttpClientTls): http.
   });
 }
 
-/** POSTs `body` to `url`; resolves with the classified outcome. */
+/** POSTs `body` to `url` with `headers` (all of them: REMOTE_WRITE_HEADERS for remote write); resolves with the classified outcome. */
 export function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer, timeoutMs: number): Promise<PostResult> {
   return new Promise((resolve) => {
     let settled = false;
@@ -69,7 +69,7 @@ export function post(agent: http.Agent, url: URL, headers: Record<string, string
         port: url.port,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        headers: { ...REMOTE_WRITE_HEADERS, ...headers, 'Content-Length': body.length },
+        headers: { ...headers, 'Content-Length': body.length },
         timeout: timeoutMs,
       },
       (res) => {

@@ -13,7 +13,8 @@
  * RESOURCE_EXHAUSTED (Thanos Receive's answer to a write over its limits)
  * is 429's counterpart. Anything else is counted and not resent.
  *
- * Transport: http:// and https:// POST the plan's snappy bodies;
+ * Transport: http:// and https:// POST the plan's snappy bodies (or,
+ * with `otlp`, the same load as OTLP/HTTP bodies);
  * grpc:// and grpcs:// call thanos.WriteableStore/RemoteWrite with the
  * bodies of `grpcBodies`, `concurrency` calls in flight on one HTTP/2
  * connection.
@@ -29,7 +30,8 @@ import type { Recorder } from '../run/recorder.js';
 import type { RunStop } from '../run/stop.js';
 import { GrpcWriteConnection } from './grpc-call.js';
 import type { HttpClientTls } from './options.js';
-import { makeAgent, post, type PostResult } from './post.js';
+import { otlpHeaders, type OtlpCompression } from './otlp-bodies.js';
+import { makeAgent, post, REMOTE_WRITE_HEADERS, type PostResult } from './post.js';
 
 export interface SendOptions {
   url: URL;
@@ -47,6 +49,8 @@ export interface SendOptions {
   tls?: HttpClientTls;
   /** grpc:// and grpcs:// (required then): the plan's requests as call bodies (grpc-frames.ts), made before the clock starts. */
   grpcBodies?: Buffer[];
+  /** --format otlp: the plan's requests as OTLP/HTTP bodies (otlp-bodies.ts) and their compression, made before the clock starts. */
+  otlp?: { bodies: Buffer[]; compression: OtlpCompression };
 }
 
 /** The end requests go out of: one plan request sent (never rejects), its size on the wire, and closing. */
@@ -71,7 +75,10 @@ function targetFor(plan: EncodedPlan, o: SendOptions): Target {
     return { send: (i, timeoutMs) => connection.write(bodies[i]!, timeoutMs), bytes: (i) => bodies[i]!.length, destroy: () => connection.destroy() };
   }
   const agent = makeAgent(o.url, o.concurrency, o.tls);
-  return { send: (i, timeoutMs) => post(agent, o.url, o.headers, plan.requests[i]!, timeoutMs), bytes: (i) => plan.requests[i]!.length, destroy: () => agent.destroy() };
+  const bodies = o.otlp?.bodies ?? plan.requests;
+  if (bodies.length !== plan.requests.length) throw new Error(`sendPlan: --format otlp needs the plan's ${plan.requests.length} requests as OTLP bodies`);
+  const headers = { ...(o.otlp === undefined ? REMOTE_WRITE_HEADERS : otlpHeaders(o.otlp.compression)), ...o.headers };
+  return { send: (i, timeoutMs) => post(agent, o.url, headers, bodies[i]!, timeoutMs), bytes: (i) => bodies[i]!.length, destroy: () => agent.destroy() };
 }
 
 /** 429 over HTTP, RESOURCE_EXHAUSTED over gRPC: the receiver asks to be sent the request again later. */

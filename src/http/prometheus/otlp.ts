@@ -14,13 +14,15 @@
  * body limit (or a gzip body inflating past 8 times it); 415 for another
  * content type or encoding; 429 and 503 under the write limits and memory
  * pressure, and 400/409 for invalid series and sample conflicts, as
- * remote write answers them.
+ * remote write answers them. Every refusal's body is a google.rpc.Status
+ * in the request's encoding (otlp-status.ts), as OTLP/HTTP specifies.
  */
 import { mediaType } from '../content-type.js';
 import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
 import { DEFAULT_OTLP_SETTINGS, type OtlpSettings } from '../../otlp/settings.js';
 import type { OtlpRefused } from '../../otlp/otlp-body.js';
+import { otlpRefusal } from './otlp-status.js';
 import { asProblem } from './problems.js';
 import type { Readiness } from './readiness.js';
 import { MAX_DECOMPRESSION_RATIO } from './remote-write.js';
@@ -100,5 +102,6 @@ export function otlpRoutes(deps: OtlpDeps): RouteSpec[] {
     body: { kind: 'raw', limit: deps.maxBodyBytes },
     headers: [TENANT_HEADER, 'content-type', 'content-encoding'],
     handler,
+    refusal: otlpRefusal,
   }));
 }

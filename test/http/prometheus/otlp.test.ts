@@ -189,6 +189,36 @@ async function post(path: string, body: string | Uint8Array, headers: Record<str
   return call(strata.base, 'POST', path, { body, headers });
 }
 
+/** A refused OTLP request's answer: status, Content-Type and body bytes. */
+async function refusal(body: string | Uint8Array, headers: Record<string, string>): Promise<{ status: number; type: string | null; bytes: Uint8Array }> {
+  const res = await fetch(`${strata.base}/api/v1/otlp/v1/metrics`, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, type: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+/** google.rpc.Status from protobuf: code = 1 (int32), message = 2 (string); details (3) are not sent. */
+function decodeStatus(b: Uint8Array): { code?: number; message?: string } {
+  const out: { code?: number; message?: string } = {};
+  let p = 0;
+  const varint = (): number => {
+    let n = 0;
+    for (let shift = 0; ; shift += 7) {
+      const x = b[p++]!;
+      n += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) return n;
+    }
+  };
+  while (p < b.length) {
+    const tag = varint();
+    if (tag === 0x08) out.code = varint();
+    else if (tag === 0x12) {
+      const len = varint();
+      out.message = Buffer.from(b.subarray(p, p + len)).toString('utf8');
+      p += len;
+    } else assert.fail(`unexpected Status field tag ${tag}`);
+  }
+  return out;
+}
+
 describe('OTLP/HTTP answers', () => {
   test('a delta sum answers 200 with partial_success naming the metric', async () => {
     const body = jsonRequest({ name: 'd.sum', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ timeUnixNano: NOW_NS, asInt: '3' }, { timeUnixNano: NOW_NS, asInt: '4' }] } });
@@ -259,6 +289,31 @@ describe('OTLP/HTTP answers', () => {
       const a = await post('/api/v1/otlp/v1/metrics', '{}', headers);
       assert.equal(a.status, 415, `${JSON.stringify(headers)}: ${a.text}`);
     }
+  });
+
+  test('refusals carry a google.rpc.Status in the request\'s encoding: protobuf for protobuf, JSON for JSON, protobuf for another type', async () => {
+    const undecodable = await refusal(Uint8Array.of(0x0a, 0x05, 0x01), { 'content-type': 'application/x-protobuf' });
+    assert.equal(undecodable.status, 400);
+    assert.equal(undecodable.type, 'application/x-protobuf');
+    const s = decodeStatus(undecodable.bytes);
+    assert.equal(s.code, undefined, 'Status.code left out, as the specification allows');
+    assert.match(s.message ?? '', /ResourceMetrics|runs past|truncated|length/i);
+
+    const json = await refusal('{"resourceMetrics": 3}', { 'content-type': 'application/json' });
+    assert.equal(json.status, 400);
+    assert.equal(json.type, 'application/json');
+    assert.deepEqual(Object.keys(JSON.parse(Buffer.from(json.bytes).toString())), ['message']);
+    assert.match(JSON.parse(Buffer.from(json.bytes).toString()).message, /resourceMetrics is not an array/);
+
+    const other = await refusal('{}', { 'content-type': 'text/plain' });
+    assert.equal(other.status, 415);
+    assert.equal(other.type, 'application/x-protobuf');
+    assert.match(decodeStatus(other.bytes).message ?? '', /Content-Type "text\/plain" is not accepted/);
+
+    const big = await refusal(new Uint8Array(MAX_BODY + 1), { 'content-type': 'application/json' });
+    assert.equal(big.status, 413);
+    assert.equal(big.type, 'application/json');
+    assert.match(JSON.parse(Buffer.from(big.bytes).toString()).message, new RegExp(`larger than ${MAX_BODY} bytes`));
   });
 
   test('a body over the limit is 413, and so is a gzip body inflating past 8 times it', async () => {
