@@ -129,7 +129,9 @@ async function load(s: Server): Promise<void> {
 
 /** "storage recovered" ms from the server's log, if it logged it. */
 function recoveredMs(output: string): number | undefined {
-  const m = /"ms":(\d+)[^\n]*"msg":"storage recovered"/.exec(output) ?? /"msg":"storage recovered"[^\n]*"ms":(\d+)/.exec(output);
+  // JSON lines (--log.format=json) or logfmt, the default.
+  const m = /"ms":(\d+)[^\n]*"msg":"storage recovered"/.exec(output) ?? /"msg":"storage recovered"[^\n]*"ms":(\d+)/.exec(output)
+    ?? /msg="storage recovered"[^\n]* ms=(\d+)/.exec(output);
   return m === null ? undefined : Number(m[1]);
 }
 

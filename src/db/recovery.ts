@@ -51,7 +51,6 @@ function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: Pending
   const { snap } = usable;
   const series = loadSnapshot(head, snap);
   const loadedMs = Date.now() - started;
-  const bits = new Float64Array(snap.newestV.buffer, snap.newestV.byteOffset, snap.newestV.length >>> 1);
   let decoded = 0;
   for (let i = 0; i < series.length; i++) {
     const s = series[i]!;
@@ -60,7 +59,7 @@ function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: Pending
     const last = list[list.length - 3]!;
     if (last === snap.lastRef[i] && !Number.isNaN(snap.newestT[i]) && chunks.encodingOf(last) === ENCODING_XOR) {
       s.chunks = list;
-      head.setNewest(s, snap.newestT[i]!, bits.subarray(i, i + 1));
+      head.setNewestWords(s, snap.newestT[i]!, snap.newestV[2 * i]!, snap.newestV[2 * i + 1]!);
     } else {
       restoreChunks(head, chunks, s, list);
       decoded++;

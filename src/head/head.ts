@@ -441,10 +441,17 @@ export class Head {
    * from chunk files only, so the sample rules hold after a restart.
    */
   setNewest(s: Series, t: number, valueBits: Float64Array): void {
+    const w = new Uint32Array(valueBits.buffer, valueBits.byteOffset, 2);
+    this.setNewestWords(s, t, w[0]!, w[1]!);
+  }
+
+  /** setNewest with the value's bits as two words (low first): no view to make per series. */
+  setNewestWords(s: Series, t: number, lo: number, hi: number): void {
     const u32 = this.mem.u32();
     const q = s.slot >>> 2;
     writeI64(u32, q + (SLOT.maxT >>> 2), t);
-    this.mem.u8().set(new Uint8Array(valueBits.buffer, valueBits.byteOffset, 8), s.slot + SLOT.lastV);
+    u32[q + (SLOT.lastV >>> 2)] = lo;
+    u32[q + (SLOT.lastV >>> 2) + 1] = hi;
     u32[q + (SLOT.flags >>> 2)] = u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
   }
 

@@ -193,3 +193,14 @@ test('kill -9 during a start that loads the snapshot loses nothing, and the snap
   assert.equal(line(log, 'head snapshot loaded')?.series, 300);
   await db.close();
 });
+
+test('with memorySnapshotOnShutdown false no snapshot is written, and one left from before is not used', async () => {
+  const { dir, before } = await closedDir();
+  const log = recordingLog();
+  const db = await openSmallDb(dir, { log, memorySnapshotOnShutdown: false });
+  assert.equal(contents(db), before);
+  assert.equal(line(log, 'head snapshot loaded'), undefined);
+  await db.close();
+  assert.deepEqual(snapshots(dir), []);
+  await assertFullReplay(dir, before);
+});
