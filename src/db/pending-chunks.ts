@@ -67,7 +67,11 @@ export class PendingChunks {
     const to = starts[id + 1]!;
     if (from === to) return undefined;
     this.taken![id] = 1;
-    return Array.from(this.sorted!.subarray(3 * from, 3 * to));
+    // A plain loop: Array.from over a subarray made a view and went through the iterator protocol per series.
+    const sorted = this.sorted!;
+    const out: number[] = [];
+    for (let i = 3 * from; i < 3 * to; i++) out.push(sorted[i]!);
+    return out;
   }
 
   /** Series with chunks that nobody took (series retention dropped before the WAL was checkpointed). */

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { uncompressSync } from 'snappy';
 import { ChunkSegments } from '../chunks/chunk-segments.js';
-import type { Head } from '../head/head.js';
+import { Head } from '../head/head.js';
 import { restoreChunks, storeCuts } from '../head/head-chunks.js';
 import { Wal } from '../wal/index.js';
 import { BlockSet } from './block-set.js';
@@ -15,7 +15,6 @@ import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
 import { replayHistogram } from '../head/histogram-append.js';
-import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import { findSnapshot, loadSnapshot, type UsableSnapshot } from './snapshot-load.js';
 import { deleteSnapshotsBut } from './snapshot-write.js';
 
@@ -42,9 +41,10 @@ function replayHistograms(head: Head, chunks: ChunkSegments, payload: Uint8Array
 /**
  * Loads a head snapshot (snapshot-load.ts) and gives each series its
  * chunks the chunk files hold. Its newest sample comes from the snapshot
- * when its newest chunk is still the one the snapshot names (an XOR
- * chunk: the snapshot keeps float values only), else from that chunk, as
- * a WAL replay does (restoreChunks).
+ * when its newest chunk is still the one the snapshot names, ending at the
+ * snapshot's newest time, and the series' newest is a float (a histogram's
+ * state lives in its chunk); else from that chunk, as a WAL replay does
+ * (restoreChunks).
  */
 function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: PendingChunks, usable: UsableSnapshot, log: DbLog): void {
   const started = Date.now();
@@ -56,10 +56,13 @@ function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: Pending
     const s = series[i]!;
     const list = pending.take(s.id);
     if (list === undefined) continue;
-    const last = list[list.length - 3]!;
-    if (last === snap.lastRef[i] && !Number.isNaN(snap.newestT[i]) && chunks.encodingOf(last) === ENCODING_XOR) {
+    // The same chunk as at the snapshot (same ref, same end), holding floats: its newest sample is the snapshot's.
+    const n = list.length;
+    const lo = snap.newestV[2 * i]!;
+    const hi = snap.newestV[2 * i + 1]!;
+    if (list[n - 3] === snap.lastRef[i] && list[n - 1] === snap.newestT[i] && !Head.isHistogramNewest(lo, hi)) {
       s.chunks = list;
-      head.setNewestWords(s, snap.newestT[i]!, snap.newestV[2 * i]!, snap.newestV[2 * i + 1]!);
+      head.setNewestWords(s, snap.newestT[i]!, lo, hi);
     } else {
       restoreChunks(head, chunks, s, list);
       decoded++;

@@ -94,7 +94,8 @@ const NO_OOO = new Uint32Array(0);
  * A float sample at that time is then a conflict; only a float of exactly
  * these bits would be taken for a duplicate.
  */
-const HISTOGRAM_NEWEST = new Float64Array(new Uint32Array([0x53544f47, 0x7ffc4849]).buffer);
+const HISTOGRAM_NEWEST_WORDS = new Uint32Array([0x53544f47, 0x7ffc4849]);
+const HISTOGRAM_NEWEST = new Float64Array(HISTOGRAM_NEWEST_WORDS.buffer);
 
 /** An append bound as the module's i64 (infinities as its extremes). */
 function i64Bound(t: number): bigint {
@@ -453,6 +454,11 @@ export class Head {
     u32[q + (SLOT.lastV >>> 2)] = lo;
     u32[q + (SLOT.lastV >>> 2) + 1] = hi;
     u32[q + (SLOT.flags >>> 2)] = u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
+  }
+
+  /** Whether newest value bits (low word, high word) are those a histogram newest sample leaves (setNewestHistogram). */
+  static isHistogramNewest(lo: number, hi: number): boolean {
+    return lo === HISTOGRAM_NEWEST_WORDS[0] && hi === HISTOGRAM_NEWEST_WORDS[1];
   }
 
   /**
