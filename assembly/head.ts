@@ -211,6 +211,16 @@ export function headLoadSeries(ids: usize, offs: usize, labels: usize, n: u32, s
   }
 }
 
+/**
+ * Makes room in the series hash table for `n` more series at once (before
+ * a bulk load): one rehash, not one per doubling on the way.
+ */
+export function headReserve(n: u32): void {
+  let cap = tableCap;
+  while ((tableCount + n) << 1 > cap) cap <<= 1;
+  if (cap != tableCap) growTable(cap);
+}
+
 /** Removes series `id`: its open chunk, label bytes and slot are freed. */
 export function headDropSeries(id: u32): void {
   const s = headSlot(id);
@@ -648,10 +658,10 @@ function tableInsert(s: usize, hash: u64): void {
   store<u32>(e, <u32>s, 4);
 }
 
-function growTable(): void {
+function growTable(cap: u32 = tableCap << 1): void {
   const old = table;
   const oldCap = tableCap;
-  tableCap = oldCap << 1;
+  tableCap = cap;
   table = heap.alloc(<usize>tableCap << 3);
   memory.fill(table, 0, <usize>tableCap << 3);
   for (let i: u32 = 0; i < oldCap; i++) {

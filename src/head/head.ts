@@ -330,6 +330,7 @@ export class Head {
   loadSeries(ids: Uint32Array, offs: Uint32Array, labels: Uint8Array): Series[] {
     const n = ids.length;
     const out: Series[] = new Array<Series>(n);
+    this.wasm.headReserve(n);
     // In batches of about LOAD_BATCH_BYTES, so the scratch block stays small.
     let i = 0;
     while (i < n) {
