@@ -3,6 +3,7 @@
 // accepted, all in one call per batch. The host keeps labels, postings and
 // chunk files; this module keeps every open chunk and the series' append
 // state, so a batch crosses into WebAssembly once, not once per sample.
+import { xxh64 } from './xxhash';
 import { A_T, MAX_SAMPLE_BYTES, SLACK_BYTES, appendSamples, appenderBytes, appenderCount, appenderInit } from './xor';
 
 // The layouts the host shares are exported (index.ts names them SLOT_*,
@@ -192,6 +193,32 @@ export function headNewSeries(id: u32, labels: usize, len: u32, hash: u64): usiz
   tableInsert(s, hash);
   tableCount++;
   return s;
+}
+
+/**
+ * Creates `n` series at once (a head snapshot's load): series i has id
+ * `ids[i]` (u32s at `ids`) and the label bytes [offs[i], offs[i + 1]) of
+ * `labels` (n + 1 u32 offsets at `offs`); their slots go to `slots`. One
+ * call for a batch, and the hash computed here: no BigInt per series on
+ * the host.
+ */
+export function headLoadSeries(ids: usize, offs: usize, labels: usize, n: u32, slots: usize): void {
+  for (let i: u32 = 0; i < n; i++) {
+    const at = load<u32>(offs + (<usize>i << 2));
+    const len = load<u32>(offs + (<usize>(i + 1) << 2)) - at;
+    const p = labels + <usize>at;
+    store<u32>(slots + (<usize>i << 2), <u32>headNewSeries(load<u32>(ids + (<usize>i << 2)), p, len, xxh64(p, len, 0)));
+  }
+}
+
+/**
+ * Makes room in the series hash table for `n` more series at once (before
+ * a bulk load): one rehash, not one per doubling on the way.
+ */
+export function headReserve(n: u32): void {
+  let cap = tableCap;
+  while ((tableCount + n) << 1 > cap) cap <<= 1;
+  if (cap != tableCap) growTable(cap);
 }
 
 /** Removes series `id`: its open chunk, label bytes and slot are freed. */
@@ -631,10 +658,10 @@ function tableInsert(s: usize, hash: u64): void {
   store<u32>(e, <u32>s, 4);
 }
 
-function growTable(): void {
+function growTable(cap: u32 = tableCap << 1): void {
   const old = table;
   const oldCap = tableCap;
-  tableCap = oldCap << 1;
+  tableCap = cap;
   table = heap.alloc(<usize>tableCap << 3);
   memory.fill(table, 0, <usize>tableCap << 3);
   for (let i: u32 = 0; i < oldCap; i++) {

@@ -19,7 +19,8 @@
 // Env: BENCH_SERIES (1000000), BENCH_SAMPLES (6), BENCH_RUNS (3),
 // BENCH_STOPS (term,kill: the modes to run), BENCH_NODE_ARGS (extra node
 // flags for the server after bin/strata.js' own, e.g. --cpu-prof
-// --cpu-prof-dir=DIR),
+// --cpu-prof-dir=DIR), BENCH_SERVE_ARGS (extra `strata serve` flags, e.g.
+// --tsdb.memory-snapshot-on-shutdown=false for the restart without a head snapshot),
 // BENCH_KEEP (1: keep the data directories, printed), BENCH_STRATA_ROOT
 // (the build to run: a directory with bin/strata.js and dist/; default
 // this checkout). To keep a build: copy bin/, dist/, build/, proto/,
@@ -55,6 +56,7 @@ const RUNS = envNumber('BENCH_RUNS', 3);
 const STOPS = (process.env.BENCH_STOPS ?? 'term,kill').split(',').map((s) => s.trim()).filter((s) => s !== '');
 for (const s of STOPS) if (s !== 'term' && s !== 'kill') throw new Error(`bench:restart: BENCH_STOPS takes term and kill, got ${s}`);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((s) => s !== '');
+const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((s) => s !== '');
 const KEEP = process.env.BENCH_KEEP === '1';
 
 /** Generous bounds, so that a hung server ends the run instead of the machine's patience. */
@@ -72,7 +74,7 @@ interface Server {
 async function spawnServer(dataDir: string): Promise<Server> {
   const http = await freePort();
   const grpc = await freePort();
-  const args = [...SERVER_NODE_FLAGS, ...NODE_ARGS, bin, 'serve', '--data-dir', dataDir, '--http-address', `127.0.0.1:${http}`, '--grpc-address', `127.0.0.1:${grpc}`];
+  const args = [...SERVER_NODE_FLAGS, ...NODE_ARGS, bin, 'serve', '--data-dir', dataDir, '--http-address', `127.0.0.1:${http}`, '--grpc-address', `127.0.0.1:${grpc}`, ...SERVE_ARGS];
   const spawnedAt = performance.now();
   const child = startChild('strata', process.execPath, args, { cwd: root });
   return { child, base: `http://127.0.0.1:${http}`, spawnedAt };
@@ -129,7 +131,9 @@ async function load(s: Server): Promise<void> {
 
 /** "storage recovered" ms from the server's log, if it logged it. */
 function recoveredMs(output: string): number | undefined {
-  const m = /"ms":(\d+)[^\n]*"msg":"storage recovered"/.exec(output) ?? /"msg":"storage recovered"[^\n]*"ms":(\d+)/.exec(output);
+  // JSON lines (--log.format=json) or logfmt, the default.
+  const m = /"ms":(\d+)[^\n]*"msg":"storage recovered"/.exec(output) ?? /"msg":"storage recovered"[^\n]*"ms":(\d+)/.exec(output)
+    ?? /msg="storage recovered"[^\n]* ms=(\d+)/.exec(output);
   return m === null ? undefined : Number(m[1]);
 }
 
@@ -182,7 +186,7 @@ async function scenario(mode: string): Promise<void> {
 }
 
 process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
-console.log(`bench:restart — ${new Date().toISOString()}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadavg()[0]!.toFixed(1)}, Node ${process.version}${NODE_ARGS.length > 0 ? `, server node flags ${NODE_ARGS.join(' ')}` : ''}`);
+console.log(`bench:restart — ${new Date().toISOString()}, ${cpus().length} x ${cpus()[0]?.model ?? '?'}, load average ${loadavg()[0]!.toFixed(1)}, Node ${process.version}${NODE_ARGS.length > 0 ? `, server node flags ${NODE_ARGS.join(' ')}` : ''}${SERVE_ARGS.length > 0 ? `, serve flags ${SERVE_ARGS.join(' ')}` : ''}`);
 try {
   for (const mode of STOPS) await scenario(mode);
 } finally {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { expandBoolFlags } from './bool-flags.js';
 import { UsageError } from '../config/usage-error.js';
 import { parseDuration } from '../config/duration-flag.js';
 import { parseBytes } from '../config/bytes.js';
@@ -57,6 +58,8 @@ export interface ServeConfig {
   tsdb: TsdbConfig;
   /** Exemplars kept in the circular exemplar store (--tsdb.max-exemplars); 0: none. */
   maxExemplars: number;
+  /** --tsdb.memory-snapshot-on-shutdown: head snapshot on close, loaded at the next start. */
+  memorySnapshotOnShutdown: boolean;
   /** --log.level and --log.format. */
   log: LogConfig;
   /** --receive.default-tenant-id: the tenant of a write or HTTP read naming none. */
@@ -125,6 +128,7 @@ export const serveOptions = {
   ...writeLimitsFlags,
   ...tsdbFlags,
   'tsdb.max-exemplars': { type: 'string', default: String(DEFAULT_MAX_EXEMPLARS) },
+  'tsdb.memory-snapshot-on-shutdown': { type: 'string', default: 'true' },
   'receive.default-tenant-id': { type: 'string', default: 'default-tenant' },
   'remote-write.address': { type: 'string' },
   ...graceFlags,
@@ -169,6 +173,8 @@ Flags:
 ${writeLimitsHelp}
 ${tsdbHelp}
   --tsdb.max-exemplars N    exemplars kept from remote write, the oldest replaced first (default ${DEFAULT_MAX_EXEMPLARS}; 0 or less: none)
+  --tsdb.memory-snapshot-on-shutdown BOOL  write a head snapshot on a clean stop and load it at the next start instead of
+                            the WAL checkpoint's series (default true; Thanos' flag, default false there)
   --receive.default-tenant-id ID  tenant of a write or HTTP read that names none (default default-tenant)
 ${graceHelp}
 ${logHelp}
@@ -251,7 +257,7 @@ function retentionFlag(value: string): number {
 
 /** Parses the arguments after `serve`. Throws UsageError on any mistake. */
 export function parseServeArgs(args: string[]): ServeConfig | 'help' {
-  const { values, positionals } = parseArgs({ args: renameAliases(args, serveAliases), options: serveOptions, strict: true, allowPositionals: true });
+  const { values, positionals } = parseArgs({ args: expandBoolFlags(renameAliases(args, serveAliases), ['tsdb.memory-snapshot-on-shutdown']), options: serveOptions, strict: true, allowPositionals: true });
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`serve: unexpected argument '${positionals[0]}'`);
   const env = values.env;
@@ -290,6 +296,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     writeLimits: parseWriteLimitsFlags(values),
     tsdb: parseTsdbFlags(values),
     maxExemplars: maxExemplars(values['tsdb.max-exemplars']),
+    memorySnapshotOnShutdown: parseBool('tsdb.memory-snapshot-on-shutdown', values['tsdb.memory-snapshot-on-shutdown']),
     log: parseLogFlags(values, env),
     defaultTenantId: tenantId(values['receive.default-tenant-id']),
     ...parseGraceFlags(values),

@@ -102,6 +102,7 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
     tsdbOutOfOrderTimeWindow: config.tsdb.outOfOrderWindowMs,
     tsdbTooFarInFutureTimeWindow: config.tsdb.tooFarInFutureMs,
     tsdbMaxExemplars: config.maxExemplars,
+    tsdbMemorySnapshotOnShutdown: config.memorySnapshotOnShutdown,
     otlpTranslationStrategy: config.otlp.translationStrategy,
     otlpPromoteResourceAttributes: config.otlp.promoteResourceAttributes,
     otlpPromoteAllResourceAttributes: config.otlp.promoteAllResourceAttributes,

@@ -15,6 +15,7 @@ import { writeHeadBlocks } from './head-block.js';
 import { expireChunks, storeCuts, truncateChunksBefore } from '../head/head-chunks.js';
 import { checkpointBefore } from './checkpoint.js';
 import { recover } from './recovery.js';
+import { writeHeadSnapshot } from './snapshot-write.js';
 import { blocksPastRetention, type RetentionPlan } from './retention.js';
 import { DEFAULT_CHUNK_RANGE_MS, DEFAULT_MAX_EXEMPLARS, DEFAULT_RETENTION_MS, QUARANTINE_DIR, silentLog } from './options.js';
 import type { DbLog, DbOptions } from './options.js';
@@ -490,7 +491,10 @@ export class Db {
     await this.maintenance;
     await this.truncating;
     // While writes are refused the disk would not take the flush: the WAL holds what was acknowledged.
-    if ((opts.flush ?? true) && this.health.refusing === undefined) await this.flushHead();
+    if ((opts.flush ?? true) && this.health.refusing === undefined) {
+      await this.flushHead();
+      if (this.opts.memorySnapshotOnShutdown !== false) await this.snapshotHead(this.walFirstSegment);
+    }
     await this.chunks.close();
     await this.wal.close();
     this.unlock();
@@ -511,6 +515,21 @@ export class Db {
     const next = this.wal.roll();
     await checkpointBefore(this.head, this.chunks, this.wal, next, true, this.exemplars);
     this.walFirstSegment = next;
+  }
+
+  /**
+   * Writes the head snapshot for checkpoint `next` (flushHead's): on close
+   * only, with appends stopped. A failure is logged, not thrown: the
+   * checkpoint already holds everything, the next start replays it.
+   */
+  private async snapshotHead(next: number): Promise<void> {
+    const started = Date.now();
+    try {
+      const w = await writeHeadSnapshot(this.opts.dataDir, this.head, next);
+      this.log.info({ ...w, ms: Date.now() - started }, 'head snapshot written');
+    } catch (err) {
+      this.log.error({ err }, 'head snapshot not written: the next start replays the WAL');
+    }
   }
 
   /** Hands the head's cut chunks to the chunk files; a disk that does not take them stops writes until it does (write-health.ts). */

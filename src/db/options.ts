@@ -68,6 +68,11 @@ export interface DbOptions {
    * the CLI keep DEFAULT_RESERVE_BYTES).
    */
   reserveBytes?: number;
+  /**
+   * Write a head snapshot on close and load it at open (docs/format/head-snapshot.md;
+   * Prometheus' memory-snapshot-on-shutdown). Default true.
+   */
+  memorySnapshotOnShutdown?: boolean;
   /** Kept up to date while the WAL is replayed at open (segments done / total), for a progress metric read before the engine is open. */
   walReplayProgress?: ReplayProgress;
   log?: DbLog;

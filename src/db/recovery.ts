@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { uncompressSync } from 'snappy';
 import { ChunkSegments } from '../chunks/chunk-segments.js';
-import type { Head } from '../head/head.js';
+import { Head } from '../head/head.js';
 import { restoreChunks, storeCuts } from '../head/head-chunks.js';
 import { Wal } from '../wal/index.js';
 import { BlockSet } from './block-set.js';
@@ -15,6 +15,8 @@ import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
 import { replayHistogram } from '../head/histogram-append.js';
+import { findSnapshot, loadSnapshot, type UsableSnapshot } from './snapshot-load.js';
+import { deleteSnapshotsBut } from './snapshot-write.js';
 
 /**
  * Replays a HISTOGRAMS record (src/record/histogram-record.ts) into the head:
@@ -34,6 +36,39 @@ function replayHistograms(head: Head, chunks: ChunkSegments, payload: Uint8Array
   }
   if (!ok) throw new Error(`WAL segment ${segment}: malformed histograms record`);
   store();
+}
+
+/**
+ * Loads a head snapshot (snapshot-load.ts) and gives each series its
+ * chunks the chunk files hold. Its newest sample comes from the snapshot
+ * when its newest chunk is still the one the snapshot names, ending at the
+ * snapshot's newest time, and the series' newest is a float (a histogram's
+ * state lives in its chunk); else from that chunk, as a WAL replay does
+ * (restoreChunks).
+ */
+function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: PendingChunks, usable: UsableSnapshot, log: DbLog): void {
+  const started = Date.now();
+  const { snap } = usable;
+  const series = loadSnapshot(head, snap);
+  const loadedMs = Date.now() - started;
+  let decoded = 0;
+  for (let i = 0; i < series.length; i++) {
+    const s = series[i]!;
+    const list = pending.take(s.id);
+    if (list === undefined) continue;
+    // The same chunk as at the snapshot (same ref, same end), holding floats: its newest sample is the snapshot's.
+    const n = list.length;
+    const lo = snap.newestV[2 * i]!;
+    const hi = snap.newestV[2 * i + 1]!;
+    if (list[n - 3] === snap.lastRef[i] && list[n - 1] === snap.newestT[i] && !Head.isHistogramNewest(lo, hi)) {
+      s.chunks = list;
+      head.setNewestWords(s, snap.newestT[i]!, lo, hi);
+    } else {
+      restoreChunks(head, chunks, s, list);
+      decoded++;
+    }
+  }
+  log.info({ snapshot: usable.name, series: series.length, labelValues: snap.values, newestDecoded: decoded, loadMs: loadedMs, ms: Date.now() - started }, 'head snapshot loaded');
 }
 
 /** What recovery opened, for the engine to run on. */
@@ -77,6 +112,11 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
     },
   );
   pending.group();
+  const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
+  if (snapshot !== undefined) restoreFromSnapshot(head, chunks, pending, snapshot, log);
+  // The checkpoint's series records are the snapshot's series (one clean close wrote both): not replayed again.
+  const skipSeriesOf = snapshot === undefined ? -1 : snapshot.snap.segment - 1;
+  let skippedSeriesRecords = 0;
   let firstSegment = Infinity;
   let records = 0;
   const ooo = new OooReplay(head);
@@ -103,6 +143,10 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
       records++;
       if (segment < firstSegment) firstSegment = segment;
       if (type === RECORD_SERIES || type === RECORD_SERIES_SNAPPY) {
+        if (segment === skipSeriesOf) {
+          skippedSeriesRecords++;
+          return;
+        }
         const plain = type === RECORD_SERIES ? payload : (uncompressSync(payload, { copyOutputData: true }) as Buffer);
         if (!readSeriesRecord(plain, onSeries)) throw new Error(`WAL segment ${segment}: malformed series record`);
       } else if (type === RECORD_SAMPLES) {
@@ -145,7 +189,10 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
       log.error({ err }, 'the WAL could not be checkpointed past its damage; the next start skips it again');
     }
   }
+  // Other snapshots are stale or damaged: the next clean close writes a new one.
+  await deleteSnapshotsBut(dir, snapshot?.name).catch((err: unknown) => log.warn({ err }, 'could not delete old head snapshots'));
   log.info({
+    snapshot: snapshot?.name, walSeriesRecordsSkipped: skippedSeriesRecords,
     series: head.seriesCount, blocks: blocks.size, walRecords: records, exemplars: replayedExemplars, orphanSeriesChunks: orphans,
     chunksInBlocks: inBlocks, oooSamples: head.ooo.samples, ms: Date.now() - started,
   }, 'storage recovered');

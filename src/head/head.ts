@@ -69,6 +69,9 @@ export type RejectKey = 'outOfOrder' | 'conflict' | 'tooOld' | 'tooFarInFuture';
 
 const TWO_32 = 4294967296;
 
+/** Label bytes a loadSeries batch copies into module memory at most (one series may exceed it alone). */
+const LOAD_BATCH_BYTES = 4 << 20;
+
 /** Samples of entries whose series was not created because none could be taken. */
 interface Refused {
   tooOld: number;
@@ -91,7 +94,8 @@ const NO_OOO = new Uint32Array(0);
  * A float sample at that time is then a conflict; only a float of exactly
  * these bits would be taken for a duplicate.
  */
-const HISTOGRAM_NEWEST = new Float64Array(new Uint32Array([0x53544f47, 0x7ffc4849]).buffer);
+const HISTOGRAM_NEWEST_WORDS = new Uint32Array([0x53544f47, 0x7ffc4849]);
+const HISTOGRAM_NEWEST = new Float64Array(HISTOGRAM_NEWEST_WORDS.buffer);
 
 /** An append bound as the module's i64 (infinities as its extremes). */
 function i64Bound(t: number): bigint {
@@ -318,6 +322,47 @@ export class Head {
   }
 
   /**
+   * Creates series in bulk (a head snapshot's load, src/db/snapshot-load.ts):
+   * series i has id `ids[i]` and the canonical label bytes
+   * `labels[offs[i], offs[i + 1])`; ids ascending, none in the head yet.
+   * The index is not told: the caller loads it whole. Returns the series.
+   */
+  loadSeries(ids: Uint32Array, offs: Uint32Array, labels: Uint8Array): Series[] {
+    const n = ids.length;
+    const out: Series[] = new Array<Series>(n);
+    this.wasm.headReserve(n);
+    // In batches of about LOAD_BATCH_BYTES, so the scratch block stays small.
+    let i = 0;
+    while (i < n) {
+      let j = i + 1;
+      while (j < n && offs[j + 1]! - offs[i]! <= LOAD_BATCH_BYTES) j++;
+      const k = j - i;
+      const labelLen = offs[j]! - offs[i]!;
+      const base = this.ensureBatchBlock(12 * k + 4 + labelLen);
+      const u32 = this.mem.u32();
+      const idsAt = base;
+      const offsAt = base + 4 * k;
+      const slotsAt = offsAt + 4 * (k + 1);
+      const labelsAt = slotsAt + 4 * k;
+      u32.set(ids.subarray(i, j), idsAt >>> 2);
+      for (let q = 0; q <= k; q++) u32[(offsAt >>> 2) + q] = offs[i + q]! - offs[i]!;
+      this.mem.u8().set(labels.subarray(offs[i]!, offs[j]!), labelsAt);
+      this.wasm.headLoadSeries(idsAt, offsAt, labelsAt, k, slotsAt);
+      const slots = this.mem.u32();
+      for (let q = 0; q < k; q++) {
+        const id = ids[i + q]!;
+        const s: Series = { id, slot: slots[(slotsAt >>> 2) + q]!, chunks: NO_CHUNKS };
+        this.byId[id] = s;
+        out[i + q] = s;
+      }
+      i = j;
+    }
+    this.live += n;
+    if (n > 0) this.reserveIds(ids[n - 1]! + 1);
+    return out;
+  }
+
+  /**
    * The series with these canonical label bytes and their xxh64 `hash`
    * (from a batch), if the head holds it.
    */
@@ -366,16 +411,55 @@ export class Head {
     return this.mem.u8().slice(ptr, ptr + len);
   }
 
+  /** Length of a series' canonical label bytes. */
+  labelBytesLength(s: Series): number {
+    return this.mem.u32()[(s.slot + SLOT.labelsLen) >>> 2]!;
+  }
+
+  /** Copies a series' canonical label bytes into `dst` at `at`; returns their length. */
+  copyLabelBytes(s: Series, dst: Uint8Array, at: number): number {
+    const u32 = this.mem.u32();
+    const ptr = u32[(s.slot + SLOT.labels) >>> 2]!;
+    const len = u32[(s.slot + SLOT.labelsLen) >>> 2]!;
+    dst.set(this.mem.u8().subarray(ptr, ptr + len), at);
+    return len;
+  }
+
+  /**
+   * Copies a series' newest sample state to `t[i]` (its time; NaN when it
+   * has none) and `bits[2i, 2i + 1]` (its value's bits, low word first:
+   * a NaN's payload, stale markers included, kept as stored).
+   */
+  newestInto(s: Series, t: Float64Array, bits: Uint32Array, i: number): void {
+    const u32 = this.mem.u32();
+    const q = s.slot >>> 2;
+    t[i] = (u32[q + (SLOT.flags >>> 2)]! & SLOT_HAS_DATA) === 0 ? NaN : readI64(u32, q + (SLOT.maxT >>> 2));
+    bits[2 * i] = u32[q + (SLOT.lastV >>> 2)]!;
+    bits[2 * i + 1] = u32[q + (SLOT.lastV >>> 2) + 1]!;
+  }
+
   /**
    * Sets a series' newest sample (time and value bits) when its data comes
    * from chunk files only, so the sample rules hold after a restart.
    */
   setNewest(s: Series, t: number, valueBits: Float64Array): void {
+    const w = new Uint32Array(valueBits.buffer, valueBits.byteOffset, 2);
+    this.setNewestWords(s, t, w[0]!, w[1]!);
+  }
+
+  /** setNewest with the value's bits as two words (low first): no view to make per series. */
+  setNewestWords(s: Series, t: number, lo: number, hi: number): void {
     const u32 = this.mem.u32();
     const q = s.slot >>> 2;
     writeI64(u32, q + (SLOT.maxT >>> 2), t);
-    this.mem.u8().set(new Uint8Array(valueBits.buffer, valueBits.byteOffset, 8), s.slot + SLOT.lastV);
+    u32[q + (SLOT.lastV >>> 2)] = lo;
+    u32[q + (SLOT.lastV >>> 2) + 1] = hi;
     u32[q + (SLOT.flags >>> 2)] = u32[q + (SLOT.flags >>> 2)]! | SLOT_HAS_DATA;
+  }
+
+  /** Whether newest value bits (low word, high word) are those a histogram newest sample leaves (setNewestHistogram). */
+  static isHistogramNewest(lo: number, hi: number): boolean {
+    return lo === HISTOGRAM_NEWEST_WORDS[0] && hi === HISTOGRAM_NEWEST_WORDS[1];
   }
 
   /**

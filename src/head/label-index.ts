@@ -16,6 +16,12 @@ export interface LabelIndex {
   delete(ids: Uint32Array): void;
   /** delete() in steps, calling `tick` as it goes (it returns a promise to pause on). */
   deleteAsync(ids: Uint32Array, tick: (work: number) => Promise<void> | undefined): Promise<void>;
+  /** Visits every name's values with their sorted ids (a view valid during the call). */
+  forEachPostings(visit: (name: string, value: string, ids: Uint32Array) => void): void;
+  /** Loads a value new to `name` with its sorted ids, into an index holding no series yet. */
+  loadPostings(name: string, value: string, ids: Uint32Array): void;
+  /** Ends a load: every series' id, ascending. */
+  loadAll(ids: Uint32Array): void;
   /** Ids of the series matching every matcher, ascending. */
   select(matchers: readonly LabelMatcher[]): Uint32Array;
   labelNames(): string[];

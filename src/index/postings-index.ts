@@ -89,6 +89,44 @@ export class PostingsIndex {
   }
 
   /**
+   * Visits every label name's values with their postings, name by name,
+   * values in dictionary order (a head snapshot's writer). `ids` is a view
+   * valid during the call only.
+   */
+  forEachPostings(visit: (name: string, value: string, ids: Uint32Array) => void): void {
+    for (const [name, dict] of this.dicts) {
+      for (let v = 0; v < dict.size; v++) visit(name, dict.value(v), this.lists.view(dict.list(v)));
+    }
+  }
+
+  /**
+   * Loads postings into an index that holds no series yet (a head
+   * snapshot's load): each call adds a value new to its name with its
+   * sorted ids, then `loadAll` sets the list of every series. Strings
+   * passed are kept as the index's own copies.
+   */
+  loadPostings(name: string, value: string, ids: Uint32Array): void {
+    if (this.lastId >= 0) throw new Error('loadPostings on an index that holds series');
+    let dict = this.dicts.get(name);
+    if (dict === undefined) {
+      dict = new LabelDict(name);
+      this.dicts.set(name, dict);
+      this.sortedNames = undefined;
+    }
+    if (value === '' || dict.find(value) >= 0) throw new RangeError(`label ${name}: value ${JSON.stringify(value)} loaded twice or empty`);
+    const list = this.lists.create();
+    this.lists.assign(list, ids);
+    dict.add(value, list);
+  }
+
+  /** Ends a load (loadPostings): `ids` are every series, ascending; later adds take greater ids. */
+  loadAll(ids: Uint32Array): void {
+    if (this.lastId >= 0) throw new Error('loadAll on an index that holds series');
+    this.lists.assign(this.allList, ids);
+    this.lastId = ids.length > 0 ? ids[ids.length - 1]! : -1;
+  }
+
+  /**
    * Replaces each string of `labels` ([name, value, ...]) that the index
    * holds with the index's own copy: labels decoded afresh then share one
    * string per distinct name and value (compared by identity, used as

@@ -84,6 +84,29 @@ export class PostingsLists {
   }
 
   /**
+   * Fills the empty list `list` with `ids` (ascending) in one step, sized
+   * for them: a snapshot's load, instead of one append per id.
+   */
+  assign(list: number, ids: Uint32Array): void {
+    if (this.cls[list] !== EMPTY) throw new Error(`postings list ${list} is not empty`);
+    const n = ids.length;
+    if (n === 0) return;
+    const cls = classFor(n);
+    if (cls > MAX_CLASS) {
+      const slot = this.freeOwn.pop() ?? this.own.length;
+      this.own[slot] = ids.slice();
+      this.start[list] = slot;
+      this.cls[list] = OWN;
+    } else {
+      const off = this.allocBlock(cls);
+      this.pages[off >>> PAGE_BITS]!.set(ids, off & PAGE_MASK);
+      this.start[list] = off;
+      this.cls[list] = cls;
+    }
+    this.len[list] = n;
+  }
+
+  /**
    * The list's ids, in order. A view into shared storage: valid until the
    * next `append`, `filter` or `drop` on this object; copy it to keep it.
    */

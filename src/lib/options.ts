@@ -150,6 +150,8 @@ export interface StrataOptions {
   tsdbTooFarInFutureTimeWindow?: Duration;
   /** --tsdb.max-exemplars: exemplars kept from remote write, the oldest replaced first (default 100000; 0 or less: none). */
   tsdbMaxExemplars?: number;
+  /** --tsdb.memory-snapshot-on-shutdown: write a head snapshot on close and load it at the next open (default true; docs/format/head-snapshot.md). */
+  tsdbMemorySnapshotOnShutdown?: boolean;
   /** --otlp.translation-strategy: OTLP metric and label names (default UnderscoreEscapingWithSuffixes, as Prometheus). */
   otlpTranslationStrategy?: string;
   /** --otlp.promote-resource-attributes: resource attributes copied onto every series. */

@@ -157,6 +157,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       outOfOrderWindowMs: config.outOfOrderWindowMs,
       tooFarInFutureMs: config.tooFarInFutureMs,
       maxExemplars: config.maxExemplars,
+      memorySnapshotOnShutdown: config.memorySnapshotOnShutdown,
       log,
     });
     await shipper?.start();

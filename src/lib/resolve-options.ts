@@ -64,6 +64,7 @@ export interface ResolvedOptions {
   outOfOrderWindowMs: number;
   tooFarInFutureMs: number;
   maxExemplars: number;
+  memorySnapshotOnShutdown: boolean;
   otlp: OtlpSettings;
   log: StrataLogger;
 }
@@ -76,7 +77,7 @@ export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
   'receiveLimitsConfig', 'receiveLimitsConfigReloadTimer', 'receiveHeapLimitRatio', 'receiveMemoryLimit',
-  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'otlpTranslationStrategy', 'otlpPromoteResourceAttributes', 'otlpPromoteAllResourceAttributes',
+  'tsdbOutOfOrderTimeWindow', 'tsdbTooFarInFutureTimeWindow', 'tsdbMaxExemplars', 'tsdbMemorySnapshotOnShutdown', 'otlpTranslationStrategy', 'otlpPromoteResourceAttributes', 'otlpPromoteAllResourceAttributes',
   'otlpIgnoreResourceAttributes', 'otlpKeepIdentifyingResourceAttributes', 'otlpPromoteScopeMetadata', 'log',
 ]);
 
@@ -134,6 +135,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     outOfOrderWindowMs: duration('tsdbOutOfOrderTimeWindow', o.tsdbOutOfOrderTimeWindow, 0, 0),
     tooFarInFutureMs: duration('tsdbTooFarInFutureTimeWindow', o.tsdbTooFarInFutureTimeWindow, 0, 0),
     maxExemplars: maxExemplars(o.tsdbMaxExemplars),
+    memorySnapshotOnShutdown: bool('tsdbMemorySnapshotOnShutdown', o.tsdbMemorySnapshotOnShutdown, true),
     otlp: otlpOptions(o),
     log: logger(o.log),
   };

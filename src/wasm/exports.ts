@@ -65,6 +65,10 @@ export interface HeadExports {
   headSlot(id: number): number;
   headFind(hash: bigint, labels: number, len: number): number;
   headNewSeries(id: number, labels: number, len: number, hash: bigint): number;
+  /** Creates n series from ids, n + 1 label offsets and label bytes (module addresses); their slots to `slots`. */
+  headLoadSeries(ids: number, offs: number, labels: number, n: number, slots: number): void;
+  /** Makes room in the series hash table for `n` more series. */
+  headReserve(n: number): void;
   headDropSeries(id: number): void;
   headAppend(entries: number, n: number, list: number, listLen: number, labels: number, ts: number, vals: number,
     minValidT: bigint, maxValidT: bigint, oooMinT: bigint, walSeg: number, wantWal: number): number;

@@ -196,3 +196,20 @@ describe('strata serve logs as Thanos does', () => {
     }
   });
 });
+
+describe('--tsdb.memory-snapshot-on-shutdown takes Thanos\' (kingpin\'s) boolean spellings', () => {
+  const cases: Array<[string[], boolean]> = [
+    [[], true],
+    [['--tsdb.memory-snapshot-on-shutdown'], true],
+    [['--no-tsdb.memory-snapshot-on-shutdown'], false],
+    [['--tsdb.memory-snapshot-on-shutdown=false'], false],
+    [['--tsdb.memory-snapshot-on-shutdown', 'false'], false],
+    [['--tsdb.memory-snapshot-on-shutdown', '--tsdb.path', 'x'], true],
+  ];
+  for (const [args, want] of cases) {
+    test(`${args.join(' ') || '(not given)'}: ${want}`, () => assert.equal(serve(...args).memorySnapshotOnShutdown, want));
+  }
+  test('a value other than true or false is refused', () => {
+    assert.throws(() => serve('--tsdb.memory-snapshot-on-shutdown=yes'), UsageError);
+  });
+});
