@@ -25,6 +25,7 @@ import { gunzip } from 'node:zlib';
 import { framedMessage, type MessageBytes } from './message-bytes.js';
 import { callTimer, type OnCall } from './telemetry.js';
 import { SNAPPY_ENCODING } from './snappy.js';
+import { bodyBytes } from '../pool/spare-buffers.js';
 
 /** gRPC status codes used here (grpc-js' Status enum, without importing its runtime). */
 const OK = 0;
@@ -141,8 +142,11 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
     const problem = reader.write(chunk);
     if (problem !== undefined) fail(problem);
   });
-  stream.once('end', () => {
-    if (answered) return;
+  // A stream the client resets ends too, and says it was reset only after
+  // 'end': the call runs a turn later, when a reset has closed the stream.
+  stream.once('end', () => setImmediate(run));
+  const run = (): void => {
+    if (answered || stream.aborted || stream.closed || stream.destroyed) return;
     const message = reader.message();
     if (message === undefined) {
       fail({ code: UNIMPLEMENTED, details: `Received no request message for server streaming method ${method.path}` });
@@ -155,7 +159,7 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
       stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
       stream.end(EMPTY_FRAME);
     }, (err: unknown) => fail(isStatus(err) ? err : method.statusOf(err)));
-  });
+  };
 }
 
 /** A status made here (decoding), not an error of the handler. */
@@ -183,7 +187,8 @@ function decoded(bytes: Buffer, encoding: string, maxRecvBytes: number): Promise
 
 /**
  * Gathers a call's length-prefixed message from its DATA chunks into a
- * buffer of its own (movable to a pool worker without a copy).
+ * reused body buffer (spare-buffers.ts), as the HTTP route reads a body:
+ * moved to a pool worker and back without a copy.
  */
 class MessageReader {
   private readonly prefix = Buffer.alloc(PREFIX);
@@ -207,7 +212,7 @@ class MessageReader {
         const size = this.prefix.readUInt32BE(1);
         if (this.maxBytes !== -1 && size > this.maxBytes) return { code: RESOURCE_EXHAUSTED, details: `Received message larger than max (${size} vs ${this.maxBytes})` };
         if (this.whole !== undefined) return { code: UNIMPLEMENTED, details: `Received a second request message for server streaming method ${this.path}` };
-        this.body = Buffer.allocUnsafeSlow(size);
+        this.body = bodyBytes(size);
         this.bodyAt = 0;
       }
       // A zero-length message is whole as soon as its prefix is.
