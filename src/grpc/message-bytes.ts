@@ -60,10 +60,7 @@ export interface MessageBytes {
  */
 export function movableMessage(message: Uint8Array): MessageBytes {
   // Compressed with snappy and kept framed (snappy.ts): decoded in the pool.
-  if (isStillFramed(message)) {
-    const decoded = snappyFramedLength(message);
-    return { bytes: message, size: decoded < 0 ? message.byteLength : decoded, framed: true };
-  }
+  if (isStillFramed(message)) return framedMessage(message);
   const size = message.byteLength;
   const buffer = message.buffer;
   if (message.byteOffset !== GRPC_PREFIX_BYTES || !(buffer instanceof ArrayBuffer) || buffer.byteLength !== size + GRPC_PREFIX_BYTES) return { bytes: message, size };
@@ -72,4 +69,14 @@ export function movableMessage(message: Uint8Array): MessageBytes {
   if (whole[0] !== 0 || whole[1]! * 0x1000000 + ((whole[2]! << 16) | (whole[3]! << 8) | whole[4]!) !== size) return { bytes: message, size };
   whole.set(SKIPPED_FIELD, 0);
   return { bytes: whole, size };
+}
+
+/**
+ * A snappy-framed message (grpc-encoding: snappy) handed on to be decoded
+ * in the pool: `size` is what it decodes to when its frames say so, else
+ * its framed length.
+ */
+export function framedMessage(framed: Uint8Array): MessageBytes {
+  const decoded = snappyFramedLength(framed);
+  return { bytes: framed, size: decoded < 0 ? framed.byteLength : decoded, framed: true };
 }

@@ -18,6 +18,7 @@ import { installGrpcSnappy, keepSnappyFramed } from './snappy.js';
 import { movableMessage, type MessageBytes } from './message-bytes.js';
 import { probeGrpcInternals, seriesSinkFor, type GrpcSeriesSink, type SeriesPath } from './stream-adapter.js';
 import { callTimer, type OnCall } from './telemetry.js';
+import { takeUnaryStreams } from './raw-unary.js';
 import { encodeLabelsResponse } from './label-response.js';
 import type { Writer } from '../ingest/writer.js';
 import type { StoreApi } from '../store/store-api.js';
@@ -51,6 +52,11 @@ export interface StoreServerOptions {
    * absent (a sidecar).
    */
   remoteWrite?: (message: MessageBytes) => Promise<void>;
+  /**
+   * Who serves RemoteWrite's HTTP/2 streams: 'raw' (raw-unary.ts, the
+   * default) or 'grpc-js' (tests compare the two).
+   */
+  remoteWritePath?: 'raw' | 'grpc-js';
   /** How Series frames leave (stream-adapter.ts); the fastest this grpc-js allows by default. */
   seriesPath?: SeriesPath;
   /** thanos.Exemplars; not served when absent (the StoreApi's Info says whether it is: store-api.ts OtherApis). */
@@ -60,7 +66,7 @@ export interface StoreServerOptions {
 }
 
 /** `strata serve`'s gRPC server: the listener, and the engine's Store API configuration. */
-export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'seriesPath' | 'exemplars' | 'metadata'> {
+export interface GrpcServerOptions extends Omit<StoreServerOptions, 'remoteWrite' | 'remoteWritePath' | 'seriesPath' | 'exemplars' | 'metadata'> {
   store: StoreApiConfig;
 }
 
@@ -273,6 +279,17 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
   });
   if (windowsMissing.length === 0) widenConnectionWindows(server);
   else opts.log.warn({ missing: windowsMissing }, 'HTTP/2 windows stay at 64 KiB: this grpc-js lacks what src/grpc/flow-control.ts relies on');
+  if (write !== undefined && opts.remoteWritePath !== 'grpc-js') {
+    // RemoteWrite's streams are served before grpc-js sees them (raw-unary.ts); grpc-js keeps the method for the rest.
+    const rawMissing = takeUnaryStreams(server, {
+      path: WriteableStoreService.remoteWrite.path,
+      maxRecvBytes: opts.maxRecvBytes,
+      handle: write,
+      statusOf: fail,
+      ...(opts.onCall === undefined ? {} : { onCall: opts.onCall }),
+    });
+    if (rawMissing.length > 0) opts.log.warn({ missing: rawMissing }, 'RemoteWrite is served by grpc-js: this grpc-js lacks what src/grpc/raw-unary.ts relies on');
+  }
   for (const s of ['', ...services]) health.setStatus(s, 'SERVING');
 
   return {
