@@ -89,42 +89,42 @@ const dir = mkdtempSync(join(tmpdir(), 'strata-bench-ooo-'));
 const db = await Db.open({ dataDir: dir, outOfOrderWindowMs: 2 * HOUR, walSegmentsKept: 1000 });
 appendAll(db, inOrder);
 gc?.();
-// The JS heap (chunk objects) plus the chunk bytes (array buffers, which
-// the WebAssembly memories' growth would blur if counted as a whole).
+// The JS heap plus the out-of-order head's sample columns (array buffers,
+// which the WebAssembly memories' growth would blur if counted as a whole).
 const used = () => process.memoryUsage().heapUsed;
 const heapBefore = used();
 const shuffle = (r: number, i: number) => (r * 7919 + i * 104729) % ROUNDS;
 const late = batches(ROUNDS, (r, i) => START + shuffle(r, i) * STEP + 15_000);
 const o = appendAll(db, late);
 gc?.();
-const chunkBytes = (db.head.ooo as unknown as { bySeries: Map<number, { chunks: Array<{ data?: Uint8Array; t?: Float64Array }> }> }).bySeries;
-let dataBytes = 0;
-for (const s of chunkBytes.values()) for (const c of s.chunks) dataBytes += c.data?.byteLength ?? (c.t === undefined ? 0 : 33 * 16);
+const dataBytes = db.head.ooo.columnBytes;
 const heapPer = (used() - heapBefore + dataBytes) / o.ooo;
-rows.push(`| out-of-order appends (${f(SERIES)} series x ${ROUNDS}, shuffled) | ${f(o.samples / (o.ms / 1000))} samples/s (${f(o.ooo)} kept out of order) |`);
-rows.push(`| memory per out-of-order sample (JS heap growth and chunk bytes) | ${f(heapPer, 1)} B |`);
+rows.push(`| out-of-order appends (${f(SERIES)} series x ${ROUNDS}, shuffled) | ${f(o.samples / (o.ms / 1000))} samples/s, ${f((o.cpuMs * 1000) / o.samples, 3)} µs CPU per sample (${f(o.ooo)} kept out of order) |`);
+rows.push(`| memory per out-of-order sample (JS heap growth and column bytes) | ${f(heapPer, 1)} B |`);
 
 // A sender catching up: every series' late samples in time order, a batch a round.
 const dirLate = mkdtempSync(join(tmpdir(), 'strata-bench-ooo-'));
 const lateDb = await Db.open({ dataDir: dirLate, outOfOrderWindowMs: 2 * HOUR });
 appendAll(lateDb, inOrder);
 const catchUp = appendAll(lateDb, batches(ROUNDS, (r) => START + r * STEP + 15_000).slice(0, -(SERIES / PER_BATCH)));
-rows.push(`| out-of-order appends of a sender catching up (in time order, behind) | ${f(catchUp.samples / (catchUp.ms / 1000))} samples/s |`);
+rows.push(`| out-of-order appends of a sender catching up (in time order, behind) | ${f(catchUp.samples / (catchUp.ms / 1000))} samples/s, ${f((catchUp.cpuMs * 1000) / catchUp.samples, 3)} µs CPU per sample |`);
 await lateDb.close({ flush: false });
 rmSync(dirLate, { recursive: true, force: true });
 
 // Reads of a tenth of the series, with out-of-order samples.
 const READS = 3;
-function read(matcher: string): { chunks: number; ms: number } {
+function read(matcher: string): { chunks: number; ms: number; cpuMs: number } {
   let chunks = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let k = 0; k < READS; k++) {
     for (const s of db.querier().select([{ type: MatchType.EQ, name: 'group', value: matcher }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
   }
-  return { chunks, ms: performance.now() - t0 };
+  const c = process.cpuUsage(c0);
+  return { chunks, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
 }
 const merged = read('g3');
-rows.push(`| read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time) | ${f(merged.chunks / (merged.ms / 1000))} chunks/s, ${f(merged.ms / READS, 1)} ms per read |`);
+rows.push(`| read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time) | ${f(merged.chunks / (merged.ms / 1000))} chunks/s, ${f(merged.ms / READS, 1)} ms per read (${f(merged.cpuMs / READS, 1)} ms CPU) |`);
 await db.close();
 
 // The same read on a store whose series hold no out-of-order samples.
@@ -133,10 +133,12 @@ const plain = await Db.open({ dataDir: dir2, compaction: false });
 appendAll(plain, inOrder);
 {
   let chunks = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (let k = 0; k < READS; k++) for (const s of plain.querier().select([{ type: MatchType.EQ, name: 'group', value: 'g3' }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
   const ms = performance.now() - t0;
-  rows.push(`| the same read, no out-of-order samples (chunks as stored) | ${f(chunks / (ms / 1000))} chunks/s, ${f(ms / READS, 1)} ms per read |`);
+  const c = process.cpuUsage(c0);
+  rows.push(`| the same read, no out-of-order samples (chunks as stored) | ${f(chunks / (ms / 1000))} chunks/s, ${f(ms / READS, 1)} ms per read (${f((c.user + c.system) / 1000 / READS, 1)} ms CPU) |`);
 }
 {
   const t0 = performance.now();

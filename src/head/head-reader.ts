@@ -4,7 +4,9 @@ import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js'
 import type { ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
 import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';
-import { withoutOverlaps } from '../chunkenc/merge-chunks.js';
+import { encodeChunks, withoutOverlaps } from '../chunkenc/merge-chunks.js';
+import { mergeColumnsInto } from '../chunkenc/merge-columns.js';
+import { mergeSorted, type SampleColumns } from '../chunkenc/columns.js';
 import type { OooHead } from './ooo-head.js';
 import type { Series } from './series.js';
 
@@ -37,11 +39,11 @@ export interface HeadBounds {
  *
  * Out-of-order samples (the head's `ooo`, and `cutting`: those being
  * written into blocks, until the blocks are read instead) are answered
- * whatever their age. A series holding some gets its chunks merged
- * (src/chunkenc/merge-chunks.ts): those overlapping no other as stored, the
- * overlapping ones decoded, merged and encoded again, so that every
- * sample comes once, in time order, in chunks that do not overlap, as
- * Prometheus' out-of-order read path answers. Series without out-of-order
+ * whatever their age. A series holding some gets them merged into its
+ * chunks (src/chunkenc/merge-columns.ts): chunks whose span holds none of
+ * them as stored, the others decoded, merged and encoded again, so that
+ * every sample comes once, in time order, in chunks that do not overlap,
+ * as Prometheus' out-of-order read path answers. Series without out-of-order
  * samples are read as before: chunks as stored, no copy.
  */
 export class HeadReader implements SeriesReader {
@@ -98,10 +100,21 @@ export class HeadReader implements SeriesReader {
     const open = this.head.openChunkIn(s, from, maxT, arena);
     if (open !== undefined) out.push(open);
     if (!this.mayHoldOoo(s)) return out;
-    const before = out.length;
-    for (const o of this.head.ooo.chunks(s.id, minT, maxT)) out.push(o);
-    for (const o of this.cutting?.chunks(s.id, minT, maxT) ?? []) out.push(o);
-    return out.length === before ? out : withoutOverlaps(out);
+    const late = this.oooColumns(s.id, minT, maxT);
+    if (late.n === 0) return out;
+    const merged = mergeColumnsInto(out, late);
+    if (merged !== undefined) return merged;
+    // A histogram chunk spanning out-of-order samples: merged as chunks.
+    for (const c of encodeChunks(late.t, late.v, late.n)) out.push(c);
+    return withoutOverlaps(out);
+  }
+
+  /** The series' out-of-order samples in [minT, maxT] (the head's, and the cut's), sorted; views valid during this call. */
+  private oooColumns(id: number, minT: number, maxT: number): SampleColumns {
+    const held = this.head.ooo.view(id, minT, maxT);
+    const cut = this.cutting?.view(id, minT, maxT);
+    if (cut === undefined || cut.n === 0) return held;
+    return held.n === 0 ? cut : mergeSorted(held, cut);
   }
 
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {

@@ -538,17 +538,25 @@ export class Head {
     const cMin = readI64(u32, q + (SLOT.minT >>> 2));
     const cMax = readI64(u32, q + (SLOT.lastT >>> 2));
     if (cMax < minT || cMin > maxT) return undefined;
-    // appenderBytes: the bits rounded up, plus Prometheus' spare zero byte.
-    const len = ((u32[q + (SLOT.bitPos >>> 2)]! + 7) >>> 3) + u32[q + (SLOT.padByte >>> 2)]!;
+    const len = openChunkLength(u32, q);
     const u8 = this.mem.u8();
     return { minT: cMin, maxT: cMax, encoding: ENCODING_XOR, data: arena === undefined ? u8.slice(buf, buf + len) : arena.copy(u8, buf, buf + len) };
   }
 
-  /** A copy of the open float (XOR) chunk's bytes as they stand (call only when there is one). */
-  openChunkBytes(s: Series): Uint8Array {
-    const len = this.wasm.appenderBytes(s.slot);
-    const buf = this.mem.u32()[(s.slot + SLOT.buf) >>> 2]!;
-    return this.mem.u8().slice(buf, buf + len);
+  /**
+   * The open float (XOR) chunk's bytes as they stand when its span holds
+   * `t`, else undefined: a view of the module's memory, valid until the
+   * next call into the head (copy it before). One read of the slot, no call
+   * into the module, no copy: the out-of-order append's duplicate check.
+   */
+  openChunkHolding(s: Series, t: number): Uint8Array | undefined {
+    const u32 = this.mem.u32();
+    const q = s.slot >>> 2;
+    const buf = u32[q + (SLOT.buf >>> 2)]!;
+    if (buf === 0 || u32[q + (SLOT.count >>> 2)] === 0) return undefined;
+    if (t < readI64(u32, q + (SLOT.minT >>> 2)) || t > readI64(u32, q + (SLOT.lastT >>> 2))) return undefined;
+    const len = openChunkLength(u32, q);
+    return this.mem.u8().subarray(buf, buf + len);
   }
 
   /**
@@ -737,4 +745,9 @@ function writeI64(u32: Uint32Array, q: number, n: number): void {
   const hi = Math.floor(n / TWO_32);
   u32[q] = n - hi * TWO_32;
   u32[q + 1] = hi;
+}
+
+/** The open float chunk's length in bytes from its slot (word `q`), as appenderBytes: the bits rounded up, plus Prometheus' spare zero byte. */
+function openChunkLength(u32: Uint32Array, q: number): number {
+  return ((u32[q + (SLOT.bitPos >>> 2)]! + 7) >>> 3) + u32[q + (SLOT.padByte >>> 2)]!;
 }

@@ -96,8 +96,8 @@ class Lookups {
   inOrder(s: Series, t: number, out: Uint32Array): boolean {
     const head = this.ctx.head;
     // Float chunks only: a histogram chunk holds no float value (a float at a histogram's time is not that sample again).
-    const open = head.floatOpenChunk(s);
-    if (open !== undefined && t >= open.minT && t <= open.maxT) return find(head.openChunkBytes(s), t, out);
+    const open = head.openChunkHolding(s, t);
+    if (open !== undefined) return find(open, t, out);
     const c = s.chunks;
     for (let i = 0; i < c.length; i += 3) {
       if (c[i + 2]! < t) continue;

@@ -5,26 +5,32 @@
  * block of their range is written.
  *
  * Per series, samples are sorted by time with at most one per timestamp,
- * cut into chunks of up to 32 samples (Prometheus' out_of_order_cap_max)
- * that never overlap one another. At most one chunk per series is open,
- * held as columns (sorted insertion); the others are XOR-encoded. An
- * insert opens the chunk its timestamp falls in (closing the open one),
- * so a sender catching up in time order appends to one open chunk, and a
- * scattered insert costs one decode and one encode of 32 samples.
- * Prometheus lets its out-of-order chunks overlap (each is cut by arrival)
- * and detects duplicates only in the open one; keeping them disjoint makes
- * "one value per timestamp" exact and reads merge fewer chunks.
+ * held as plain columns (8 bytes of time, 8 of value bits a sample) that
+ * grow by doubling. An insert is a binary search and a move of the
+ * samples after it, with no decoding or encoding: Prometheus keeps its
+ * open out-of-order chunk the same way (a sorted slice, insert in place)
+ * and XOR-encodes it once full; here nothing is encoded until read, so a
+ * scattered insert costs no more than one in time order (issue 26: an
+ * insert that decoded and encoded a chunk of 32 cost about 2 µs). The
+ * window bounds a series' samples, so the move stays short; a sender
+ * catching up in time order appends at the end and moves nothing.
  *
- * One writer (the engine's thread); chunks handed to readers are copies or
- * immutable XOR bytes, valid for as long as they are held.
+ * Readers get chunks of up to 32 samples (Prometheus' out_of_order_cap_max),
+ * cut when read, or the columns themselves (head-reader.ts merges them
+ * with the in-order chunks directly).
+ *
+ * One writer (the engine's thread); what readers get is encoded bytes or
+ * views that are valid until the next change (use them at once).
  */
-import { decodeColumns, encodeColumns, lowerBound } from '../chunkenc/columns.js';
+import { encodeColumns, lowerBound } from '../chunkenc/columns.js';
 import type { SampleColumns } from '../chunkenc/columns.js';
 
 /** Prometheus' default out_of_order_cap_max: samples per out-of-order chunk. */
 export const OOO_CHUNK_SAMPLES = 32;
-/** Open columns hold one more: a full chunk takes the sample, then splits. */
-const OPEN_CAPACITY = OOO_CHUNK_SAMPLES + 1;
+/** Room a series' columns start with. */
+const FIRST_CAPACITY = 8;
+/** Up to this many samples move in a loop; more with copyWithin (a builtin call costs about as much as a short loop). */
+const SHORT_MOVE = 64;
 
 /** What an insert did. */
 export const INSERT_ADDED = 0;
@@ -34,21 +40,8 @@ export const INSERT_SAME = 1;
 export const INSERT_CONFLICT = 2;
 export type InsertResult = typeof INSERT_ADDED | typeof INSERT_SAME | typeof INSERT_CONFLICT;
 
-/** A chunk of one series' out-of-order samples: XOR bytes, or columns while open. */
-interface OooChunk {
-  minT: number;
-  maxT: number;
-  n: number;
-  data: Uint8Array | undefined;
-  t: Float64Array | undefined;
-  v: Uint32Array | undefined;
-}
-
-interface OooSeries {
-  /** Sorted by time, disjoint. */
-  chunks: OooChunk[];
-  open: OooChunk | undefined;
-}
+/** One series' samples: columns sorted by time, distinct; the arrays may be longer than `n`. */
+type OooSeries = SampleColumns;
 
 /** An out-of-order chunk as readers take it. */
 export interface OooStoredChunk {
@@ -56,6 +49,8 @@ export interface OooStoredChunk {
   maxT: number;
   data: Uint8Array;
 }
+
+const NONE: SampleColumns = { t: new Float64Array(0), v: new Uint32Array(0), n: 0 };
 
 export class OooHead {
   private readonly bySeries = new Map<number, OooSeries>();
@@ -86,6 +81,13 @@ export class OooHead {
     return this.max;
   }
 
+  /** Bytes of the sample columns held (capacity included), for memory accounting. */
+  get columnBytes(): number {
+    let n = 0;
+    for (const s of this.bySeries.values()) n += s.t.byteLength + s.v.byteLength;
+    return n;
+  }
+
   has(id: number): boolean {
     return this.bySeries.has(id);
   }
@@ -102,40 +104,34 @@ export class OooHead {
    */
   insert(id: number, t: number, lo: number, hi: number): InsertResult {
     let s = this.bySeries.get(id);
-    if (s === undefined) this.bySeries.set(id, (s = { chunks: [], open: undefined }));
-    const cs = s.chunks;
-    if (cs.length === 0) {
-      const c = openColumns(t, lo, hi);
-      cs.push(c);
-      s.open = c;
-      this.added(t);
-      return INSERT_ADDED;
+    if (s === undefined) {
+      s = { t: new Float64Array(FIRST_CAPACITY), v: new Uint32Array(2 * FIRST_CAPACITY), n: 0 };
+      this.bySeries.set(id, s);
     }
-    // The last chunk starting at or before t, or the first: t lies in it or in the gap after it.
-    let i = chunkAtOrBefore(cs, t);
-    if (i < 0) i = 0;
-    // In the gap after a full chunk: the next one takes it at its start if it has room.
-    if (t > cs[i]!.maxT && cs[i]!.n >= OOO_CHUNK_SAMPLES && i + 1 < cs.length && cs[i + 1]!.n < OOO_CHUNK_SAMPLES) i++;
-    const c = cs[i]!;
-    if (c !== s.open) {
-      if (s.open !== undefined) close(s.open);
-      reopen(c);
-      s.open = c;
+    const n = s.n;
+    // In time order (a sender catching up): the end, found without a search.
+    const pos = n === 0 || s.t[n - 1]! < t ? n : lowerBound(s.t, n, t);
+    if (pos < n && s.t[pos] === t) return s.v[2 * pos] === lo && s.v[2 * pos + 1] === hi ? INSERT_SAME : INSERT_CONFLICT;
+    if (n === s.t.length) grow(s);
+    const ct = s.t;
+    const cv = s.v;
+    if (n - pos > SHORT_MOVE) {
+      ct.copyWithin(pos + 1, pos, n);
+      cv.copyWithin(2 * pos + 2, 2 * pos, 2 * n);
+    } else {
+      for (let k = n; k > pos; k--) {
+        ct[k] = ct[k - 1]!;
+        cv[2 * k] = cv[2 * k - 2]!;
+        cv[2 * k + 1] = cv[2 * k - 1]!;
+      }
     }
-    const ct = c.t!;
-    const cv = c.v!;
-    const pos = lowerBound(ct, c.n, t);
-    if (pos < c.n && ct[pos] === t) return cv[2 * pos] === lo && cv[2 * pos + 1] === hi ? INSERT_SAME : INSERT_CONFLICT;
-    ct.copyWithin(pos + 1, pos, c.n);
-    cv.copyWithin(2 * pos + 2, 2 * pos, 2 * c.n);
     ct[pos] = t;
     cv[2 * pos] = lo;
     cv[2 * pos + 1] = hi;
-    c.n++;
-    c.minT = ct[0]!;
-    c.maxT = ct[c.n - 1]!;
-    if (c.n > OOO_CHUNK_SAMPLES) this.split(s, i, pos);
-    this.added(t);
+    s.n = n + 1;
+    this.total++;
+    if (t < this.min) this.min = t;
+    if (t > this.max) this.max = t;
     return INSERT_ADDED;
   }
 
@@ -143,15 +139,10 @@ export class OooHead {
   lookup(id: number, t: number, out: Uint32Array): boolean {
     const s = this.bySeries.get(id);
     if (s === undefined) return false;
-    const i = chunkAtOrBefore(s.chunks, t);
-    if (i < 0) return false;
-    const c = s.chunks[i]!;
-    if (t > c.maxT) return false;
-    const cols = columnsOf(c);
-    const pos = lowerBound(cols.t, cols.n, t);
-    if (pos >= cols.n || cols.t[pos] !== t) return false;
-    out[0] = cols.v[2 * pos]!;
-    out[1] = cols.v[2 * pos + 1]!;
+    const pos = lowerBound(s.t, s.n, t);
+    if (pos >= s.n || s.t[pos] !== t) return false;
+    out[0] = s.v[2 * pos]!;
+    out[1] = s.v[2 * pos + 1]!;
     return true;
   }
 
@@ -159,77 +150,61 @@ export class OooHead {
   overlaps(id: number, minT: number, maxT: number): boolean {
     const s = this.bySeries.get(id);
     if (s === undefined) return false;
-    for (const c of s.chunks) {
-      if (c.maxT < minT) continue;
-      return c.minT <= maxT;
-    }
-    return false;
+    const pos = lowerBound(s.t, s.n, minT);
+    return pos < s.n && s.t[pos]! <= maxT;
   }
 
-  /** Series `id`'s chunks holding samples in [minT, maxT], by time, disjoint; the open one encoded as a copy. */
+  /** Series `id`'s samples in [minT, maxT] as XOR chunks of up to OOO_CHUNK_SAMPLES, by time, disjoint. */
   chunks(id: number, minT: number, maxT: number): OooStoredChunk[] {
-    const s = this.bySeries.get(id);
+    const cols = this.view(id, minT, maxT);
     const out: OooStoredChunk[] = [];
-    if (s === undefined) return out;
-    for (const c of s.chunks) {
-      if (c.maxT < minT) continue;
-      if (c.minT > maxT) break;
-      out.push({ minT: c.minT, maxT: c.maxT, data: c.data ?? encodeColumns(c.t!, c.v!, 0, c.n) });
+    for (let from = 0; from < cols.n; from += OOO_CHUNK_SAMPLES) {
+      const to = Math.min(cols.n, from + OOO_CHUNK_SAMPLES);
+      out.push({ minT: cols.t[from]!, maxT: cols.t[to - 1]!, data: encodeColumns(cols.t, cols.v, from, to) });
     }
     return out;
   }
 
+  /**
+   * Series `id`'s samples in [minT, maxT] as views of the columns held
+   * (sorted, distinct): valid until the next change to this head, so use
+   * them at once.
+   */
+  view(id: number, minT = -Infinity, maxT = Infinity): SampleColumns {
+    const s = this.bySeries.get(id);
+    if (s === undefined) return NONE;
+    const from = minT === -Infinity ? 0 : lowerBound(s.t, s.n, minT);
+    const to = maxT === Infinity ? s.n : lowerBound(s.t, s.n, maxT + 1);
+    if (to <= from) return NONE;
+    return { t: s.t.subarray(from, to), v: s.v.subarray(2 * from, 2 * to), n: to - from };
+  }
+
   /** Series `id`'s samples in [minT, maxT] as new columns (sorted, distinct). */
   columns(id: number, minT = -Infinity, maxT = Infinity): SampleColumns {
-    const s = this.bySeries.get(id);
-    const parts: SampleColumns[] = [];
-    let n = 0;
-    for (const c of s?.chunks ?? []) {
-      if (c.maxT < minT) continue;
-      if (c.minT > maxT) break;
-      const cols = columnsOf(c);
-      const from = lowerBound(cols.t, cols.n, minT);
-      const to = maxT === Infinity ? cols.n : lowerBound(cols.t, cols.n, maxT + 1);
-      parts.push({ t: cols.t.subarray(from, to), v: cols.v.subarray(2 * from, 2 * to), n: to - from });
-      n += to - from;
-    }
-    const t = new Float64Array(n);
-    const v = new Uint32Array(2 * n);
-    let at = 0;
-    for (const p of parts) {
-      t.set(p.t, at);
-      v.set(p.v, 2 * at);
-      at += p.n;
-    }
-    return { t, v, n };
+    const cols = this.view(id, minT, maxT);
+    return { t: cols.t.slice(), v: cols.v.slice(), n: cols.n };
   }
 
   /**
-   * Moves every sample older than `end` into a new head and returns it:
-   * whole chunks move as they are, a chunk reaching past `end` is split.
+   * Moves every sample older than `end` into a new head and returns it.
    * Synchronous, so that it happens at one point of the write-ahead log.
    */
   splitBefore(end: number): OooHead {
     const moved = new OooHead();
     for (const [id, s] of this.bySeries) {
-      const cs = s.chunks;
-      if (cs.length === 0 || cs[0]!.minT >= end) continue;
-      let k = 0;
-      while (k < cs.length && cs[k]!.maxT < end) k++;
-      const gone = cs.slice(0, k);
-      if (k < cs.length && cs[k]!.minT < end) {
-        const [left, right] = splitChunk(cs[k]!, end);
-        gone.push(left);
-        if (s.open === cs[k]) s.open = right.t === undefined ? undefined : right;
-        cs[k] = right;
+      if (s.n === 0 || !(s.t[0]! < end)) continue;
+      const k = lowerBound(s.t, s.n, end);
+      if (k === s.n) {
+        // All of them: the columns move as they are.
+        this.bySeries.delete(id);
+        moved.adopt(id, s);
+      } else {
+        moved.adopt(id, { t: s.t.slice(0, k), v: s.v.slice(0, 2 * k), n: k });
+        s.t.copyWithin(0, k, s.n);
+        s.v.copyWithin(0, 2 * k, 2 * s.n);
+        s.n -= k;
       }
-      if (s.open !== undefined && gone.includes(s.open)) s.open = undefined;
-      s.chunks = cs.slice(k);
-      let n = 0;
-      for (const c of gone) n += c.n;
-      this.total -= n;
-      moved.adopt(id, gone, n);
-      if (s.chunks.length === 0) this.bySeries.delete(id);
+      this.total -= k;
     }
     this.boundsDirty = true;
     return moved;
@@ -239,7 +214,7 @@ export class OooHead {
   absorb(other: OooHead, keep: (id: number) => boolean = () => true): void {
     for (const id of other.ids()) {
       if (!keep(id)) continue;
-      const cols = other.columns(id);
+      const cols = other.view(id);
       for (let i = 0; i < cols.n; i++) this.insert(id, cols.t[i]!, cols.v[2 * i]!, cols.v[2 * i + 1]!);
     }
   }
@@ -254,62 +229,25 @@ export class OooHead {
   drop(id: number): void {
     const s = this.bySeries.get(id);
     if (s === undefined) return;
-    this.total -= this.seriesSamples(s);
+    this.total -= s.n;
     this.bySeries.delete(id);
     this.boundsDirty = true;
   }
 
-  private seriesSamples(s: OooSeries): number {
-    let n = 0;
-    for (const c of s.chunks) n += c.n;
-    return n;
-  }
-
-  private adopt(id: number, chunks: OooChunk[], n: number): void {
-    if (chunks.length === 0) return;
-    for (const c of chunks) if (c.t !== undefined) close(c);
-    this.bySeries.set(id, { chunks, open: undefined });
-    this.total += n;
-    if (chunks[0]!.minT < this.min) this.min = chunks[0]!.minT;
-    if (chunks[chunks.length - 1]!.maxT > this.max) this.max = chunks[chunks.length - 1]!.maxT;
-  }
-
-  /** Splits the open chunk `i` of `s`, just grown past its capacity by a sample at `pos`. */
-  private split(s: OooSeries, i: number, pos: number): void {
-    const c = s.chunks[i]!;
-    const n = c.n;
-    // A sender catching up in time order (the new sample after all held)
-    // fills chunks to the brim, as Prometheus cuts them; one going back in
-    // time (before all held) does the same backwards; else halves, so that
-    // chunks stay between 16 and 32 samples.
-    const last = i === s.chunks.length - 1;
-    const at = last && pos === n - 1 ? n - 1 : i === 0 && pos === 0 ? 1 : n >>> 1;
-    const left = columnsChunk(c.t!, c.v!, 0, at);
-    const right = columnsChunk(c.t!, c.v!, at, n);
-    if (pos < at) {
-      close(right);
-      s.open = left;
-    } else {
-      close(left);
-      s.open = right;
-    }
-    s.chunks.splice(i, 1, left, right);
-  }
-
-  private added(t: number): void {
-    this.total++;
-    if (t < this.min) this.min = t;
-    if (t > this.max) this.max = t;
+  private adopt(id: number, s: OooSeries): void {
+    this.bySeries.set(id, s);
+    this.total += s.n;
+    if (s.t[0]! < this.min) this.min = s.t[0]!;
+    if (s.t[s.n - 1]! > this.max) this.max = s.t[s.n - 1]!;
   }
 
   private recomputeBounds(): void {
     let min = Infinity;
     let max = -Infinity;
     for (const s of this.bySeries.values()) {
-      const cs = s.chunks;
-      if (cs.length === 0) continue;
-      if (cs[0]!.minT < min) min = cs[0]!.minT;
-      if (cs[cs.length - 1]!.maxT > max) max = cs[cs.length - 1]!.maxT;
+      if (s.n === 0) continue;
+      if (s.t[0]! < min) min = s.t[0]!;
+      if (s.t[s.n - 1]! > max) max = s.t[s.n - 1]!;
     }
     this.min = min;
     this.max = max;
@@ -317,63 +255,12 @@ export class OooHead {
   }
 }
 
-/** Index of the last chunk whose first sample is at or before `t`, -1 when none. */
-function chunkAtOrBefore(cs: readonly OooChunk[], t: number): number {
-  let lo = 0;
-  let hi = cs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (cs[mid]!.minT <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
-}
-
-function openColumns(t: number, lo: number, hi: number): OooChunk {
-  const c: OooChunk = { minT: t, maxT: t, n: 1, data: undefined, t: new Float64Array(OPEN_CAPACITY), v: new Uint32Array(2 * OPEN_CAPACITY) };
-  c.t![0] = t;
-  c.v![0] = lo;
-  c.v![1] = hi;
-  return c;
-}
-
-/** A chunk holding columns [from, to) as open columns. */
-function columnsChunk(t: Float64Array, v: Uint32Array, from: number, to: number): OooChunk {
-  const ct = new Float64Array(OPEN_CAPACITY);
-  const cv = new Uint32Array(2 * OPEN_CAPACITY);
-  ct.set(t.subarray(from, to));
-  cv.set(v.subarray(2 * from, 2 * to));
-  return { minT: ct[0]!, maxT: ct[to - from - 1]!, n: to - from, data: undefined, t: ct, v: cv };
-}
-
-function close(c: OooChunk): void {
-  if (c.t === undefined) return;
-  c.data = encodeColumns(c.t, c.v!, 0, c.n);
-  c.t = undefined;
-  c.v = undefined;
-}
-
-function reopen(c: OooChunk): void {
-  if (c.t !== undefined) return;
-  const cols = decodeColumns(c.data!);
-  c.t = new Float64Array(OPEN_CAPACITY);
-  c.v = new Uint32Array(2 * OPEN_CAPACITY);
-  c.t.set(cols.t.subarray(0, cols.n));
-  c.v.set(cols.v.subarray(0, 2 * cols.n));
-  c.data = undefined;
-}
-
-function columnsOf(c: OooChunk): SampleColumns {
-  return c.t !== undefined ? { t: c.t, v: c.v!, n: c.n } : decodeColumns(c.data!);
-}
-
-/** Splits a chunk at `end`: samples before it, and the others (open again if it was open). */
-function splitChunk(c: OooChunk, end: number): [OooChunk, OooChunk] {
-  const cols = columnsOf(c);
-  const at = lowerBound(cols.t, cols.n, end);
-  const left = columnsChunk(cols.t, cols.v, 0, at);
-  const right = columnsChunk(cols.t, cols.v, at, cols.n);
-  close(left);
-  if (c.t === undefined) close(right);
-  return [left, right];
+/** Doubles a series' room. */
+function grow(s: OooSeries): void {
+  const t = new Float64Array(2 * s.t.length);
+  const v = new Uint32Array(2 * t.length);
+  t.set(s.t.subarray(0, s.n));
+  v.set(s.v.subarray(0, 2 * s.n));
+  s.t = t;
+  s.v = v;
 }

@@ -131,3 +131,19 @@ test('columns answers a range of a series as sorted columns', () => {
   assert.equal(h.overlaps(9, 1001, 2000), false);
   assert.equal(h.overlaps(9, 995, 2000), true);
 });
+
+test('view answers a range as views of the columns held; columnBytes counts them', () => {
+  const h = new OooHead();
+  assert.equal(h.columnBytes, 0);
+  for (let t = 1; t <= 100; t++) insert(h, 4, t * 10, t);
+  const v = h.view(4, 155, 305);
+  assert.deepEqual([...v.t], Array.from({ length: 15 }, (_, i) => 160 + i * 10));
+  assert.deepEqual(new Float64Array(v.v.slice().buffer)[0], 16);
+  assert.equal(h.view(4, 1001, 2000).n, 0);
+  assert.equal(h.view(5).n, 0);
+  assert.ok(h.columnBytes >= 100 * 16);
+  // A series moved whole by splitBefore keeps its samples.
+  const cut = h.splitBefore(5000);
+  assert.equal(h.has(4), false);
+  assert.equal(cut.view(4).n, 100);
+});

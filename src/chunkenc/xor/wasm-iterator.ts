@@ -73,8 +73,9 @@ export class XorIterator implements ChunkIterator {
    */
   seek(t: bigint): boolean {
     const target = Number(t);
-    if (this.blockPos < 0 && !this.next()) return false;
-    for (; this.blockPos < this.blockLen; this.blockPos++) {
+    // Before the first sample WebAssembly seeks from the chunk's start
+    // (skipping without writing), rather than decoding a block first.
+    for (; this.blockPos >= 0 && this.blockPos < this.blockLen; this.blockPos++) {
       if (this.atT() >= target) return true;
     }
     if (this.error !== undefined) return false;
