@@ -3,6 +3,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand,
   type CompletedPart, type PutObjectCommandInput, type S3Client,
 } from '@aws-sdk/client-s3';
+import { sharedPart } from './part-hasher.js';
 
 /**
  * Where the bytes of a multipart upload come from. `read` gives the bytes
@@ -40,6 +41,14 @@ export function fileSource(file: FileHandle, size: number): PartSource {
 
 const NO_SCRATCH = Buffer.alloc(0);
 
+/** Has SigV4 sign `sha256` (hex) as the payload's hash: the signer takes an x-amz-content-sha256 header as given rather than hashing the body again. */
+function withPayloadHash(command: UploadPartCommand, sha256: string): void {
+  command.middlewareStack.add((next) => (args) => {
+    (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
+    return next(args);
+  }, { step: 'build', name: 'strataPayloadHash' });
+}
+
 /** What one multipart upload sends. */
 export interface MultipartParams {
   /** Bucket, Key and what CreateMultipartUpload carries (metadata, storage class, SSE). */
@@ -47,13 +56,19 @@ export interface MultipartParams {
   /** What every UploadPart carries too (the SSE-C key). */
   part: { SSECustomerAlgorithm?: string; SSECustomerKey?: string };
   partSize: number;
+  /**
+   * Hashes a part read from a file off the main thread (Content-MD5 and
+   * SigV4's payload hash, those it gives); the part buffers are then shared
+   * with that thread. Without it the client hashes each part as it sends it.
+   */
+  hash?: ((part: Uint8Array) => Promise<{ md5?: string; sha256?: string }>) | undefined;
 }
 
 /**
  * A multipart upload as minio-go's putObjectMultipartStreamFromReadAt
  * makes it, with at most two parts in flight and so at most two parts of
- * memory: part i+1 is read (and hashed: Content-MD5 by the client's
- * middleware, SigV4's payload hash by its signer) while part i is sent.
+ * memory: part i+1 is read and hashed (by `hash` on its own thread, or by
+ * the client's middleware and signer as it is sent) while part i is sent.
  * Parts are sent by `client`, which retries them (their bodies are
  * buffers). On any failure the upload is aborted, as lib-storage's
  * leavePartsOnError: false, and the first error thrown.
@@ -66,7 +81,9 @@ export async function multipartUpload(client: S3Client, source: PartSource, p: M
   const count = Math.ceil(source.size / p.partSize);
   const parts: CompletedPart[] = new Array<CompletedPart>(count);
   // Two buffers an upload, freed with it: kept across uploads they would stay resident in an idle process.
-  const buffers = source.needsScratch ? [Buffer.allocUnsafeSlow(p.partSize), Buffer.allocUnsafeSlow(p.partSize)] : [];
+  const hash = source.needsScratch ? p.hash : undefined;
+  const alloc = hash !== undefined ? sharedPart : Buffer.allocUnsafeSlow;
+  const buffers = source.needsScratch ? [alloc(p.partSize), alloc(p.partSize)] : [];
   const slots: Array<Promise<void> | undefined> = [undefined, undefined];
   let failure: unknown;
   const fail = (err: unknown): void => {
@@ -81,7 +98,13 @@ export async function multipartUpload(client: S3Client, source: PartSource, p: M
       const length = Math.min(p.partSize, source.size - offset);
       const body = await source.read(offset, length, buffers[slot] ?? NO_SCRATCH);
       const partNumber = i + 1;
-      slots[slot] = client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: length, ...p.part }))
+      // Hashed while the part before is on the wire.
+      const sums = hash !== undefined ? await hash(body) : undefined;
+      const command = new UploadPartCommand({
+        Bucket, Key, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: length, ...p.part, ...(sums?.md5 !== undefined ? { ContentMD5: sums.md5 } : {}),
+      });
+      if (sums?.sha256 !== undefined) withPayloadHash(command, sums.sha256);
+      slots[slot] = client.send(command)
         .then((out) => {
           if (out.ETag === undefined) throw new Error(`part ${partNumber} answered no ETag`);
           parts[i] = { PartNumber: partNumber, ETag: out.ETag };

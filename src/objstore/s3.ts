@@ -18,6 +18,7 @@ import { dirPrefix, sortNames } from './names.js';
 import { makeAgent, makeClient, makeHandler, readTlsFiles } from './s3-client.js';
 import { endpointHost, regionFromHost } from './s3-endpoint.js';
 import { attemptsFor, backoffMs, isRetryable } from './s3-retry.js';
+import { PartHasher } from './part-hasher.js';
 import { bufferSource, fileSource, multipartUpload, type PartSource } from './s3-multipart.js';
 import { splitUserMetadata, uploadPlan } from './s3-upload.js';
 
@@ -87,11 +88,14 @@ export class S3Bucket implements Bucket {
   private readonly attempts: number;
   private readonly putParams: Partial<PutObjectCommandInput>;
   private clients: Promise<Clients> | undefined;
+  /** Hashes file parts off the main thread: Content-MD5 when send_content_md5, the payload's SHA-256 over plain HTTP (over TLS the payload goes unsigned). */
+  private readonly hasher: PartHasher | undefined;
 
   constructor(private readonly cfg: S3Config, private readonly agent: http.Agent, private readonly sse: SseParams, private readonly log?: ObjstoreLogger) {
     this.name = `S3 ${cfg.bucket}@${cfg.endpoint}`;
     this.handler = makeHandler(cfg, agent);
     this.attempts = attemptsFor(cfg.maxRetries);
+    this.hasher = cfg.sendContentMd5 || cfg.insecure ? new PartHasher() : undefined;
     const meta = splitUserMetadata(cfg.putUserMetadata);
     this.putParams = {
       ...(Object.keys(meta.metadata).length > 0 ? { Metadata: meta.metadata } : {}),
@@ -190,6 +194,7 @@ export class S3Bucket implements Bucket {
       create: { Bucket: this.cfg.bucket, Key: name, ...this.putParams },
       part: this.sse.read,
       partSize,
+      hash: this.hasher && ((part) => this.hasher!.hash(part, { md5: this.cfg.sendContentMd5, sha256: this.cfg.insecure })),
     });
   }
 
@@ -303,6 +308,7 @@ export class S3Bucket implements Bucket {
     clients?.once.destroy();
     this.handler.destroy();
     this.agent.destroy();
+    await this.hasher?.close();
   }
 
   /** ObjectNotFoundError for a missing key; otherwise the SDK's error wrapped with the bucket, the operation and the object. */
