@@ -3,7 +3,6 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand,
   type CompletedPart, type PutObjectCommandInput, type S3Client,
 } from '@aws-sdk/client-s3';
-import { sharedPart } from './part-hasher.js';
 
 /**
  * Where the bytes of a multipart upload come from. `read` gives the bytes
@@ -57,17 +56,24 @@ export interface MultipartParams {
   part: { SSECustomerAlgorithm?: string; SSECustomerKey?: string };
   partSize: number;
   /**
-   * Hashes a part read from a file off the main thread (Content-MD5 and
-   * SigV4's payload hash, those it gives); the part buffers are then shared
-   * with that thread. Without it the client hashes each part as it sends it.
+   * Hashes a file's parts off the main thread (Content-MD5 and SigV4's
+   * payload hash, those it gives) and lends the part buffers it can read.
+   * Without it the client hashes each part as it sends it.
    */
-  hash?: ((part: Uint8Array) => Promise<{ md5?: string; sha256?: string }>) | undefined;
+  hashing?: PartHashing | undefined;
+}
+
+/** What PartHasher (part-hasher.ts) does for an upload. */
+export interface PartHashing {
+  take(partSize: number): Buffer[];
+  give(buffers: Buffer[]): void;
+  hash(part: Uint8Array): Promise<{ md5?: string; sha256?: string }>;
 }
 
 /**
  * A multipart upload as minio-go's putObjectMultipartStreamFromReadAt
  * makes it, with at most two parts in flight and so at most two parts of
- * memory: part i+1 is read and hashed (by `hash` on its own thread, or by
+ * memory: part i+1 is read and hashed (by `hashing` on its own thread, or by
  * the client's middleware and signer as it is sent) while part i is sent.
  * Parts are sent by `client`, which retries them (their bodies are
  * buffers). On any failure the upload is aborted, as lib-storage's
@@ -80,10 +86,9 @@ export async function multipartUpload(client: S3Client, source: PartSource, p: M
   if (uploadId === undefined) throw new Error('CreateMultipartUpload answered no UploadId');
   const count = Math.ceil(source.size / p.partSize);
   const parts: CompletedPart[] = new Array<CompletedPart>(count);
-  // Two buffers an upload, freed with it: kept across uploads they would stay resident in an idle process.
-  const hash = source.needsScratch ? p.hash : undefined;
-  const alloc = hash !== undefined ? sharedPart : Buffer.allocUnsafeSlow;
-  const buffers = source.needsScratch ? [alloc(p.partSize), alloc(p.partSize)] : [];
+  const hashing = source.needsScratch ? p.hashing : undefined;
+  // Two buffers an upload: the hasher's (reused while uploads follow one another), or two freed with it.
+  const buffers = hashing !== undefined ? hashing.take(p.partSize) : source.needsScratch ? [Buffer.allocUnsafeSlow(p.partSize), Buffer.allocUnsafeSlow(p.partSize)] : [];
   const slots: Array<Promise<void> | undefined> = [undefined, undefined];
   let failure: unknown;
   const fail = (err: unknown): void => {
@@ -99,7 +104,7 @@ export async function multipartUpload(client: S3Client, source: PartSource, p: M
       const body = await source.read(offset, length, buffers[slot] ?? NO_SCRATCH);
       const partNumber = i + 1;
       // Hashed while the part before is on the wire.
-      const sums = hash !== undefined ? await hash(body) : undefined;
+      const sums = hashing !== undefined ? await hashing.hash(body) : undefined;
       const command = new UploadPartCommand({
         Bucket, Key, UploadId: uploadId, PartNumber: partNumber, Body: body, ContentLength: length, ...p.part, ...(sums?.md5 !== undefined ? { ContentMD5: sums.md5 } : {}),
       });
@@ -115,6 +120,7 @@ export async function multipartUpload(client: S3Client, source: PartSource, p: M
     fail(err);
   }
   await Promise.all(slots);
+  hashing?.give(buffers);
   if (failure !== undefined) {
     await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId })).catch(() => {});
     throw failure;

@@ -95,7 +95,7 @@ export class S3Bucket implements Bucket {
     this.name = `S3 ${cfg.bucket}@${cfg.endpoint}`;
     this.handler = makeHandler(cfg, agent);
     this.attempts = attemptsFor(cfg.maxRetries);
-    this.hasher = cfg.sendContentMd5 || cfg.insecure ? new PartHasher() : undefined;
+    this.hasher = cfg.sendContentMd5 || cfg.insecure ? new PartHasher({ md5: cfg.sendContentMd5, sha256: cfg.insecure }) : undefined;
     const meta = splitUserMetadata(cfg.putUserMetadata);
     this.putParams = {
       ...(Object.keys(meta.metadata).length > 0 ? { Metadata: meta.metadata } : {}),
@@ -194,7 +194,7 @@ export class S3Bucket implements Bucket {
       create: { Bucket: this.cfg.bucket, Key: name, ...this.putParams },
       part: this.sse.read,
       partSize,
-      hash: this.hasher && ((part) => this.hasher!.hash(part, { md5: this.cfg.sendContentMd5, sha256: this.cfg.insecure })),
+      hashing: this.hasher,
     });
   }
 

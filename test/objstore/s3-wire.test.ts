@@ -108,6 +108,33 @@ describe('S3 requests on the wire', () => {
     assert.equal(fake.requests.filter((r) => r.method === 'POST').length, 2, 'create and complete');
   });
 
+  it('aborts a multipart upload whose part is refused, and reuses its part buffers for the next file', async (t) => {
+    const fake = await fakeS3((req, body, n, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (req.method === 'PUT' && url.searchParams.get('partNumber') === '2' && url.pathname.endsWith('/bad')) {
+        res.writeHead(400, { 'content-type': 'application/xml' });
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidDigest</Code><Message>no</Message></Error>');
+        return;
+      }
+      if (req.method === 'DELETE') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      s3Like(req, body, n, res);
+    });
+    t.after(fake.close);
+    const bucket = await fake.open(['part_size: 5242880']);
+    t.after(() => bucket.close());
+    await assert.rejects(bucket.uploadFile('bad', await tempFile(t, randomBytes(12 * MiB))), /InvalidDigest/);
+    assert.equal(fake.requests.filter((r) => r.method === 'DELETE' && r.url.includes('uploadId=up-1')).length, 1, 'AbortMultipartUpload');
+    assert.equal(fake.requests.some((r) => r.method === 'POST' && r.url.includes('uploadId=')), false, 'no CompleteMultipartUpload');
+    const bytes = randomBytes(11 * MiB);
+    await bucket.uploadFile('good', await tempFile(t, bytes));
+    const parts = fake.requests.filter((r) => r.method === 'PUT' && r.url.includes('/good?')).sort((a, b) => a.url.localeCompare(b.url));
+    assert.deepEqual(parts.map((p) => p.headers['content-md5']), [md5(bytes.subarray(0, 5 * MiB)), md5(bytes.subarray(5 * MiB, 10 * MiB)), md5(bytes.subarray(10 * MiB))]);
+  });
+
   it('uploads in one PUT with disable_multipart', async (t) => {
     const fake = await fakeS3(s3Like);
     t.after(fake.close);
