@@ -4,7 +4,7 @@ import { compressSync } from 'snappy';
 import { ReadRequest, ReadRequest_ResponseType } from '../gen/prometheus/remote.js';
 import type { LabelMatcher } from '../index/types.js';
 import type { StoredChunk } from '../query/types.js';
-import { decodeChunkedReadResponse, type DecodedSeries } from './chunked-read-decode.js';
+import { decodeChunkedReadResponse, LabelMemo, type DecodedSeries } from './chunked-read-decode.js';
 import { FrameSplitter, type FrameFault } from './remote-read-frames.js';
 
 /** One series of a STREAMED_XOR_CHUNKS answer: labels flat, sorted, and its chunks as Prometheus stored them. */
@@ -114,6 +114,7 @@ class AnswerBuilder {
   private readonly series: StreamedSeries[] = [];
   private surrogates = false;
   private readonly frames: FrameSplitter;
+  private readonly memo = new LabelMemo();
 
   constructor(private readonly url: string) {
     this.frames = new FrameSplitter((frame) => this.frame(frame), (fault, bytes) => this.fault(fault, bytes));
@@ -131,7 +132,7 @@ class AnswerBuilder {
 
   private frame(body: Buffer): void {
     try {
-      if (decodeChunkedReadResponse(body, (s) => this.add(s))) this.surrogates = true;
+      if (decodeChunkedReadResponse(body, (s) => this.add(s), this.memo)) this.surrogates = true;
     } catch (err) {
       throw remoteReadError(this.url, `broken ChunkedReadResponse: ${(err as Error).message}`);
     }

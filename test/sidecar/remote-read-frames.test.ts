@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { crc32c } from '@node-rs/crc32';
 import { ChunkedReadResponse } from '../../src/gen/prometheus/remote.js';
-import { decodeChunkedReadResponse, type DecodedSeries } from '../../src/sidecar/chunked-read-decode.js';
+import { decodeChunkedReadResponse, LabelMemo, type DecodedSeries } from '../../src/sidecar/chunked-read-decode.js';
 import { FrameSplitter, type FrameFault } from '../../src/sidecar/remote-read-frames.js';
 
 function frame(msg: Uint8Array): Buffer {
@@ -59,8 +59,9 @@ function split(stream: Buffer, cuts: number[]): Buffer[] {
 function readAll(pieces: Buffer[]): { series: DecodedSeries[]; surrogates: boolean; held: number } {
   const series: DecodedSeries[] = [];
   let surrogates = false;
+  const memo = new LabelMemo();
   const s = new FrameSplitter((body) => {
-    if (decodeChunkedReadResponse(body, (x) => series.push(x))) surrogates = true;
+    if (decodeChunkedReadResponse(body, (x) => series.push(x), memo)) surrogates = true;
   }, (fault: FrameFault) => {
     throw new Error(fault);
   });
@@ -111,5 +112,24 @@ describe('remote read frames', () => {
   it('refuses a frame longer than the limit and a length of more than 64 bits', () => {
     assert.throws(() => readAll([Buffer.from([0x80, 0x80, 0x80, 0x80, 0x40, 0, 0, 0, 0])]), /frame past the limit/);
     assert.throws(() => readAll([Buffer.alloc(12, 0xff)]), /bad frame length/);
+  });
+
+  it('decodes labels right when a series repeats the bytes of the one before at other places, or in another field order', () => {
+    const len = (b: Buffer) => Buffer.concat([Buffer.from([b.length]), b]);
+    const field = (n: number, b: Buffer) => Buffer.concat([Buffer.from([(n << 3) | 2]), len(b)]);
+    const label = (first: [number, string], second: [number, string]) => field(1, Buffer.concat([field(first[0], Buffer.from(first[1])), field(second[0], Buffer.from(second[1]))]));
+    const series = (...labels: Buffer[]) => field(1, Buffer.concat(labels));
+    // Name then value, then value then name (protobuf allows any order), then names and values of equal length swapped.
+    const msg = Buffer.concat([
+      series(label([1, 'aa'], [2, 'bb']), label([1, 'cc'], [2, 'dd'])),
+      series(label([2, 'bb'], [1, 'aa']), label([2, 'dd'], [1, 'cc'])),
+      series(label([1, 'bb'], [2, 'aa']), label([1, 'cc'], [2, 'xx'])),
+    ]);
+    const got: string[][] = [];
+    const memo = new LabelMemo();
+    decodeChunkedReadResponse(msg, (x) => got.push(x.labels), memo);
+    decodeChunkedReadResponse(msg, (x) => got.push(x.labels), memo);
+    const once = [['aa', 'bb', 'cc', 'dd'], ['aa', 'bb', 'cc', 'dd'], ['bb', 'aa', 'cc', 'xx']];
+    assert.deepEqual(got, [...once, ...once]);
   });
 });
