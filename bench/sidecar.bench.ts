@@ -155,7 +155,7 @@ async function startPrometheus(dir: string): Promise<{ child: Child; base: strin
 async function startStrataSidecar(prom: { base: string; data: string }): Promise<{ child: Child; grpcAddress: string; base: string }> {
   const child = startChild('strata sidecar', process.execPath, [
     ...SIDECAR_NODE_ARGS, join(root, 'bin/strata.js'), 'sidecar', '--prometheus.url', prom.base, '--tsdb.path', prom.data,
-    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0',
+    '--grpc-address', '127.0.0.1:0', '--http-address', '127.0.0.1:0', '--log.format', 'json',
   ], { cwd: root });
   const started = await waitForLine(child, (line) => (line.includes('"strata sidecar started"') ? JSON.parse(line) as { grpcAddress: string; httpAddress: string } : undefined), START_TIMEOUT_MS);
   return { child, grpcAddress: started.grpcAddress, base: `http://${started.httpAddress}` };

@@ -154,7 +154,8 @@ export function makeClient(cfg: S3Config, o: ClientOptions): S3Client {
 
 /**
  * On every PutObject and UploadPart: Content-MD5 of an in-memory body when
- * send_content_md5 (a streamed body has it set by the caller), and the
+ * send_content_md5 (a streamed body has it set by the caller), an unsigned
+ * payload over TLS, and the
  * put_user_metadata headers minio sends as written (x-amz-acl, x-amz-grant-*).
  */
 function addUploadHeaders(client: S3Client, cfg: S3Config): void {
@@ -167,6 +168,11 @@ function addUploadHeaders(client: S3Client, cfg: S3Config): void {
         if (cmd !== 'UploadPartCommand') Object.assign(req.headers, headers);
         if (cfg.sendContentMd5 && cmd !== 'CreateMultipartUploadCommand' && req.body instanceof Uint8Array && !hasHeader(req.headers, 'content-md5')) {
           req.headers['content-md5'] = createHash('md5').update(req.body).digest('base64');
+        }
+        // minio signs a body's SHA-256 only over plain HTTP (its streaming
+        // signature); over TLS it sends UNSIGNED-PAYLOAD, sparing the hash.
+        if (!cfg.insecure && cmd !== 'CreateMultipartUploadCommand' && !hasHeader(req.headers, 'x-amz-content-sha256')) {
+          req.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
         }
       }
       return next(args);

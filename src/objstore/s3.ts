@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type * as http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,7 +8,6 @@ import {
   DeleteObjectCommand, GetBucketLocationCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, ListObjectsV2Command,
   PutObjectCommand, S3Client, type PutObjectCommandInput, type StorageClass,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ObjectNotFoundError, type Bucket } from './bucket.js';
 import type { S3Config } from './config-s3.js';
@@ -19,10 +18,9 @@ import { dirPrefix, sortNames } from './names.js';
 import { makeAgent, makeClient, makeHandler, readTlsFiles } from './s3-client.js';
 import { endpointHost, regionFromHost } from './s3-endpoint.js';
 import { attemptsFor, backoffMs, isRetryable } from './s3-retry.js';
+import { PartHasher } from './part-hasher.js';
+import { bufferSource, fileSource, multipartUpload, type PartSource } from './s3-multipart.js';
 import { splitUserMetadata, uploadPlan } from './s3-upload.js';
-
-/** minio's NumThreads, which Thanos pins: parts in flight per multipart upload. */
-const PARTS_IN_FLIGHT = 4;
 
 /** The parameters SSE adds to writes and, for SSE-C, to reads. */
 interface SseParams {
@@ -90,11 +88,14 @@ export class S3Bucket implements Bucket {
   private readonly attempts: number;
   private readonly putParams: Partial<PutObjectCommandInput>;
   private clients: Promise<Clients> | undefined;
+  /** Hashes file parts off the main thread: Content-MD5 when send_content_md5, the payload's SHA-256 over plain HTTP (over TLS the payload goes unsigned). */
+  private readonly hasher: PartHasher | undefined;
 
   constructor(private readonly cfg: S3Config, private readonly agent: http.Agent, private readonly sse: SseParams, private readonly log?: ObjstoreLogger) {
     this.name = `S3 ${cfg.bucket}@${cfg.endpoint}`;
     this.handler = makeHandler(cfg, agent);
     this.attempts = attemptsFor(cfg.maxRetries);
+    this.hasher = cfg.sendContentMd5 || cfg.insecure ? new PartHasher({ md5: cfg.sendContentMd5, sha256: cfg.insecure }) : undefined;
     const meta = splitUserMetadata(cfg.putUserMetadata);
     this.putParams = {
       ...(Object.keys(meta.metadata).length > 0 ? { Metadata: meta.metadata } : {}),
@@ -146,7 +147,7 @@ export class S3Bucket implements Bucket {
       if (!plan.multipart) {
         await client.send(new PutObjectCommand({ Bucket: this.cfg.bucket, Key: name, Body: body, ContentLength: body.length, ...this.putParams }));
       } else {
-        await this.multipart(client, name, body, plan.partSize);
+        await this.multipart(client, name, bufferSource(body), plan.partSize);
       }
     } catch (err) {
       throw this.fail('upload', name, err);
@@ -154,19 +155,27 @@ export class S3Bucket implements Bucket {
   }
 
   /**
-   * One PUT streamed from the file (Content-MD5 from a first pass over it
-   * when send_content_md5), retried by reopening the file; or, past the
-   * part size (see uploadPlan), a multipart upload of parts read one after
-   * another (lib-storage holds up to 4 parts in flight: peak memory about
-   * 5 x the part size).
+   * A file of at most one part (see uploadPlan) is read whole and sent in
+   * one PUT (retried by the client); past that, a multipart upload reads
+   * each part straight into one of two part buffers (s3-multipart.ts: at
+   * most two parts in memory). With disable_multipart, one PUT streamed
+   * from the file (Content-MD5 from a first pass over it when
+   * send_content_md5), retried by reopening the file.
    */
   async uploadFile(name: string, path: string): Promise<void> {
     const { client, once } = await this.getClients();
+    let file: FileHandle | undefined;
     try {
-      const size = (await stat(path)).size;
+      file = await open(path, 'r');
+      const size = (await file.stat()).size;
       const plan = uploadPlan(size, this.cfg);
       if (plan.multipart) {
-        await this.multipart(client, name, createReadStream(path), plan.partSize);
+        await this.multipart(client, name, fileSource(file, size), plan.partSize);
+        return;
+      }
+      if (!this.cfg.disableMultipart) {
+        const body = await fileSource(file, size).read(0, size, Buffer.allocUnsafe(size));
+        await client.send(new PutObjectCommand({ Bucket: this.cfg.bucket, Key: name, Body: body, ContentLength: body.length, ...this.putParams }));
         return;
       }
       const md5 = this.cfg.sendContentMd5 ? await fileMd5(path) : undefined;
@@ -175,18 +184,18 @@ export class S3Bucket implements Bucket {
       })));
     } catch (err) {
       throw this.fail('upload', name, err);
+    } finally {
+      await file?.close();
     }
   }
 
-  private async multipart(client: S3Client, name: string, body: Buffer | NodeJS.ReadableStream, partSize: number): Promise<void> {
-    const up = new Upload({
-      client,
-      params: { Bucket: this.cfg.bucket, Key: name, Body: body as PutObjectCommandInput['Body'], ...this.putParams },
+  private multipart(client: S3Client, name: string, source: PartSource, partSize: number): Promise<void> {
+    return multipartUpload(client, source, {
+      create: { Bucket: this.cfg.bucket, Key: name, ...this.putParams },
+      part: this.sse.read,
       partSize,
-      queueSize: PARTS_IN_FLIGHT,
-      leavePartsOnError: false,
+      hashing: this.hasher,
     });
-    await up.done();
   }
 
   private async retrying<T>(f: () => Promise<T>): Promise<T> {
@@ -299,6 +308,7 @@ export class S3Bucket implements Bucket {
     clients?.once.destroy();
     this.handler.destroy();
     this.agent.destroy();
+    await this.hasher?.close();
   }
 
   /** ObjectNotFoundError for a missing key; otherwise the SDK's error wrapped with the bucket, the operation and the object. */

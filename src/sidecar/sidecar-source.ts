@@ -14,7 +14,7 @@ import type {
 } from '../store/store-source.js';
 import type { PrometheusBlocks } from './prometheus-blocks.js';
 import { prometheusLabelNames, prometheusLabelValues } from './prometheus-client.js';
-import { remoteReadStream, type StreamedSeries } from './remote-read-client.js';
+import { remoteRead, type RemoteReadAnswer, type StreamedSeries } from './remote-read-client.js';
 
 /** What the sidecar source needs of the sidecar around it. */
 export interface SidecarSourceOptions {
@@ -28,8 +28,6 @@ export interface SidecarSourceOptions {
   /** Longest wait for one remote read or label call to Prometheus. */
   timeoutMs?: number;
 }
-
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * A Prometheus beside the sidecar as a Store API source (Thanos'
@@ -134,11 +132,9 @@ export class SidecarSource implements StoreSource {
   }
 
   private async readAll(matchers: readonly LabelMatcher[], from: number, to: number): Promise<StreamedSeries[]> {
-    const out: StreamedSeries[] = [];
-    for await (const batch of remoteReadStream(this.opts.prometheusUrl, matchers, from, to, { timeoutMs: this.timeout })) {
-      for (const s of batch) out.push({ labels: stripExternal(s.labels, this.opts.externalLabels()), chunks: [] });
-    }
-    return out;
+    const { series } = await remoteRead(this.opts.prometheusUrl, matchers, from, to, { timeoutMs: this.timeout });
+    const ext = this.opts.externalLabels();
+    return series.map((s) => ({ labels: stripExternal(s.labels, ext), chunks: [] }));
   }
 }
 
@@ -160,7 +156,7 @@ interface MergedSeries extends SourceSeries {
  * does (its resortingServer).
  */
 class SidecarSeriesSet implements SeriesSet {
-  private stream: AsyncGenerator<StreamedSeries[]> | undefined;
+  private answer: Promise<RemoteReadAnswer> | undefined;
   private readonly abort = new AbortController();
   private done = false;
   private surrogates: boolean;
@@ -177,7 +173,9 @@ class SidecarSeriesSet implements SeriesSet {
   ) {
     this.surrogates = querier.hasSurrogates();
     if (remote !== undefined) {
-      this.stream = remoteReadStream(opts.prometheusUrl, query.matchers, remote.from, query.maxT, { signal: this.abort.signal });
+      this.answer = remoteRead(opts.prometheusUrl, query.matchers, remote.from, query.maxT, { signal: this.abort.signal });
+      // Awaited in next(); a close() before that must not leave it unhandled.
+      this.answer.catch(() => {});
     }
   }
 
@@ -185,23 +183,27 @@ class SidecarSeriesSet implements SeriesSet {
     if (this.done) return undefined;
     this.done = true;
     const ext = this.opts.externalLabels();
-    const byLabels = new Map<string, StreamedSeries[]>();
-    if (this.stream !== undefined) {
+    let streamed: StreamedSeries[] = [];
+    if (this.answer !== undefined) {
       try {
-        for await (const batch of this.stream) {
-          for (const s of batch) {
-            const key = JSON.stringify(s.labels);
-            const same = byLabels.get(key);
-            if (same === undefined) byLabels.set(key, [s]);
-            else same.push(s);
-          }
-        }
+        const answer = await this.answer;
+        streamed = answer.series;
+        if (answer.surrogates) this.surrogates = true;
       } catch (err) {
         if (this.abort.signal.aborted) throw err;
         this.query.warn?.(unreachable(this.opts.prometheusUrl, err, this.remote!.from));
       } finally {
-        this.stream = undefined;
+        this.answer = undefined;
       }
+    }
+    // Only the head asked (no block series): remote read's answer as it came.
+    if (this.planned.length === 0) return this.remoteOnly(streamed, ext);
+    const byLabels = new Map<string, StreamedSeries[]>();
+    for (const s of streamed) {
+      const key = JSON.stringify(s.labels);
+      const same = byLabels.get(key);
+      if (same === undefined) byLabels.set(key, [s]);
+      else same.push(s);
     }
     const out: MergedSeries[] = [];
     for (const p of this.planned) {
@@ -217,16 +219,24 @@ class SidecarSeriesSet implements SeriesSet {
       out.push({ labels: p.labels, planned: p, remote });
     }
     if (byLabels.size === 0) return out;
-    for (const same of byLabels.values()) {
-      for (const s of same) {
-        const remote = this.trim(s.chunks);
-        if (remote.length === 0 && !this.query.skipChunks) continue;
-        const labels = stripExternal(s.labels, ext);
-        if (!this.surrogates) for (const l of labels) if (SURROGATE.test(l)) this.surrogates = true;
-        out.push({ labels, planned: undefined, remote });
-      }
-    }
+    for (const same of byLabels.values()) for (const s of same) this.pushRemote(out, s, ext);
     return out.sort((a, b) => compareLabels(a.labels, b.labels));
+  }
+
+  /** Remote read's series alone, in its order (sorted by labels) unless stripping the external labels changed it. */
+  private remoteOnly(streamed: StreamedSeries[], ext: ReadonlyArray<readonly [string, string]>): MergedSeries[] {
+    const out: MergedSeries[] = [];
+    for (const s of streamed) this.pushRemote(out, s, ext);
+    for (let i = 1; i < out.length; i++) {
+      if (compareLabels(out[i - 1]!.labels, out[i]!.labels) > 0) return out.sort((a, b) => compareLabels(a.labels, b.labels));
+    }
+    return out;
+  }
+
+  private pushRemote(out: MergedSeries[], s: StreamedSeries, ext: ReadonlyArray<readonly [string, string]>): void {
+    const remote = this.trim(s.chunks);
+    if (remote.length === 0 && !this.query.skipChunks) return;
+    out.push({ labels: stripExternal(s.labels, ext), planned: undefined, remote });
   }
 
   /**
@@ -259,11 +269,9 @@ class SidecarSeriesSet implements SeriesSet {
 
   close(): void {
     this.done = true;
-    if (this.stream !== undefined) {
+    if (this.answer !== undefined) {
       this.abort.abort();
-      const stream = this.stream;
-      this.stream = undefined;
-      stream.return(undefined).catch(() => {});
+      this.answer = undefined;
     }
   }
 }

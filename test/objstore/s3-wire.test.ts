@@ -92,7 +92,7 @@ describe('S3 requests on the wire', () => {
     for (const r of fake.requests) assert.equal(r.headers['content-md5'], undefined);
   });
 
-  it('uploads a file past part_size in parts of part_size, each with its Content-MD5', async (t) => {
+  it('uploads a file past part_size in parts of part_size, each with its Content-MD5 and its signed SHA-256', async (t) => {
     const fake = await fakeS3(s3Like);
     t.after(fake.close);
     const bucket = await fake.open(['part_size: 5242880']);
@@ -101,8 +101,38 @@ describe('S3 requests on the wire', () => {
     await bucket.uploadFile('big', await tempFile(t, bytes));
     const parts = fake.requests.filter((r) => r.method === 'PUT').sort((a, b) => a.url.localeCompare(b.url));
     assert.deepEqual(parts.map((p) => p.bytes), [5 * MiB, 5 * MiB, 2 * MiB]);
-    assert.deepEqual(parts.map((p) => p.headers['content-md5']), [md5(bytes.subarray(0, 5 * MiB)), md5(bytes.subarray(5 * MiB, 10 * MiB)), md5(bytes.subarray(10 * MiB))]);
+    const pieces = [bytes.subarray(0, 5 * MiB), bytes.subarray(5 * MiB, 10 * MiB), bytes.subarray(10 * MiB)];
+    assert.deepEqual(parts.map((p) => p.headers['content-md5']), pieces.map(md5));
+    // Over plain HTTP the payload is signed (minio: its streaming signature), hashed off the main thread.
+    assert.deepEqual(parts.map((p) => p.headers['x-amz-content-sha256']), pieces.map((b) => createHash('sha256').update(b).digest('hex')));
     assert.equal(fake.requests.filter((r) => r.method === 'POST').length, 2, 'create and complete');
+  });
+
+  it('aborts a multipart upload whose part is refused, and reuses its part buffers for the next file', async (t) => {
+    const fake = await fakeS3((req, body, n, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (req.method === 'PUT' && url.searchParams.get('partNumber') === '2' && url.pathname.endsWith('/bad')) {
+        res.writeHead(400, { 'content-type': 'application/xml' });
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidDigest</Code><Message>no</Message></Error>');
+        return;
+      }
+      if (req.method === 'DELETE') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      s3Like(req, body, n, res);
+    });
+    t.after(fake.close);
+    const bucket = await fake.open(['part_size: 5242880']);
+    t.after(() => bucket.close());
+    await assert.rejects(bucket.uploadFile('bad', await tempFile(t, randomBytes(12 * MiB))), /InvalidDigest/);
+    assert.equal(fake.requests.filter((r) => r.method === 'DELETE' && r.url.includes('uploadId=up-1')).length, 1, 'AbortMultipartUpload');
+    assert.equal(fake.requests.some((r) => r.method === 'POST' && r.url.includes('uploadId=')), false, 'no CompleteMultipartUpload');
+    const bytes = randomBytes(11 * MiB);
+    await bucket.uploadFile('good', await tempFile(t, bytes));
+    const parts = fake.requests.filter((r) => r.method === 'PUT' && r.url.includes('/good?')).sort((a, b) => a.url.localeCompare(b.url));
+    assert.deepEqual(parts.map((p) => p.headers['content-md5']), [md5(bytes.subarray(0, 5 * MiB)), md5(bytes.subarray(5 * MiB, 10 * MiB)), md5(bytes.subarray(10 * MiB))]);
   });
 
   it('uploads in one PUT with disable_multipart', async (t) => {
@@ -184,17 +214,16 @@ describe('S3 over TLS', () => {
   async function httpsFake(t: TestContext, opts: { requestCert?: boolean } = {}) {
     const [cert, key, ca] = await Promise.all(['server.pem', 'server-key.pem', 'ca.pem'].map((f) => readFile(join(TLS, f))));
     const seen: string[] = [];
+    const requests: { method: string; url: string; headers: IncomingMessage['headers'] }[] = [];
     const server = createHttpsServer({ cert, key, ca, requestCert: opts.requestCert === true, rejectUnauthorized: opts.requestCert === true }, (req, res) => {
       seen.push(`${req.method} ${req.url}`);
+      requests.push({ method: req.method!, url: req.url!, headers: req.headers });
       req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-length': '2' });
-        res.end('ok');
-      });
+      req.on('end', () => s3Like(req, Buffer.alloc(0), requests.length, res));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-    return { endpoint: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+    return { endpoint: `127.0.0.1:${(server.address() as AddressInfo).port}`, seen, requests };
   }
 
   const open = (endpoint: string, ...lines: string[]) => openBucket(parseBucketConfig([
@@ -206,6 +235,20 @@ describe('S3 over TLS', () => {
     const bucket = await open(s.endpoint, 'http_config:', '  tls_config:', `    ca_file: ${join(TLS, 'ca.pem')}`, '    server_name: strata-s3.test');
     t.after(() => bucket.close());
     assert.equal((await bucket.get('a')).toString(), 'ok');
+  });
+
+  it('sends the payload unsigned, as minio over TLS, with Content-MD5 still', async (t) => {
+    const s = await httpsFake(t);
+    const bucket = await open(s.endpoint, 'part_size: 5242880', 'http_config:', '  tls_config:', `    ca_file: ${join(TLS, 'ca.pem')}`, '    server_name: strata-s3.test');
+    t.after(() => bucket.close());
+    await bucket.uploadFile('small', await tempFile(t, randomBytes(1000)));
+    await bucket.upload('mem', randomBytes(6 * MiB));
+    const puts = s.requests.filter((r) => r.method === 'PUT');
+    assert.equal(puts.length, 3, 'one PUT and two parts');
+    for (const r of puts) {
+      assert.equal(r.headers['x-amz-content-sha256'], 'UNSIGNED-PAYLOAD', r.url);
+      assert.match(String(r.headers['content-md5']), /^[A-Za-z0-9+/]{22}==$/);
+    }
   });
 
   it('refuses a server its CAs do not vouch for, and for the wrong name', async (t) => {
