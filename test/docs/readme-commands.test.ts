@@ -193,13 +193,24 @@ before(async () => {
   await loadHelps();
 }, { timeout: 300_000 });
 
+/** Whether any process of the group `pgid` is still running. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 after(async () => {
-  if (server?.pid !== undefined && server.exitCode === null && server.signalCode === null) {
-    const gone = new Promise((r) => server!.once('exit', r));
-    process.kill(-server.pid, 'SIGTERM');
-    const timer = setTimeout(() => process.kill(-server!.pid!, 'SIGKILL'), 15_000);
-    await gone;
-    clearTimeout(timer);
+  const pgid = server?.pid;
+  if (pgid !== undefined && groupAlive(pgid)) {
+    // npx exits before the strata serve it started: wait for the whole group, not npx alone.
+    process.kill(-pgid, 'SIGTERM');
+    for (let waited = 0; groupAlive(pgid) && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
+    for (let waited = 0; groupAlive(pgid) && waited < 5_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
   }
   data.remove();
 });
