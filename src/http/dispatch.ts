@@ -32,13 +32,13 @@ import { BodyDrain } from './drain.js';
 import {
   malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
 } from './errors.js';
-import { framable, pastCorkBuffer, UWS_MAX_BODY_BYTES, unframableLength } from './length-guard.js';
+import { framable, MAX_BODY_BYTES, pastCorkBuffer, unframableLength } from './length-guard.js';
 import { problemReply } from './problem-json.js';
 import { writeReply } from './reply-writer.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import type { Router } from './router.js';
 import { UwsSink, writeStreamHead, type StreamState } from './stream-reply.js';
-import { asksToClose, type HttpRequest, type HttpResponse } from './uws.js';
+import { asksToClose, closeAfterHandler, type HttpRequest, type HttpResponse } from './uws.js';
 
 /** What the dispatcher tells the server about requests that outlive their first tick. */
 export interface Lifecycle {
@@ -258,16 +258,20 @@ export function createDispatch(
     res.onData((chunk, isLast) => drain.take(chunk.byteLength, isLast));
   }
 
-  /** Answers a Content-Length uWebSockets.js cannot frame (length-guard.ts): it closes right after this handler. */
+  /**
+   * Answers a Content-Length Strata does not frame (length-guard.ts), then
+   * closes the connection before uWebSockets.js reads the header itself.
+   */
   function refuseLength(res: HttpResponse, req: HttpRequest, url: string, value: string): void {
-    let limit = UWS_MAX_BODY_BYTES;
+    let limit = MAX_BODY_BYTES;
     try {
       const spec = router.match(url)?.entry.routes[req.getCaseSensitiveMethod() as Method]?.body;
       if (spec !== undefined && spec.kind !== 'none') limit = spec.limit;
     } catch {
-      // a path that does not decode: the largest body uWebSockets.js reads stands
+      // a path that does not decode: the largest body Strata reads stands
     }
     answerNow(res, pastCorkBuffer(hangingUp(problemReply(unframableLength(value, limit), log))), false);
+    closeAfterHandler(req);
   }
 
   function dispatch(res: HttpResponse, req: HttpRequest): void {

@@ -24,12 +24,13 @@ export type UwsModule = Omit<typeof Uws, 'SSLApp'> & {
 export const UWS_CORK_BUFFER_BYTES = 16 * 1024;
 
 /**
- * The longest Content-Length this build frames. Its parser reads the
- * header only after the request handler has run: a longer value, or one
- * with anything but digits, makes it close the connection at once,
- * dropping what is still in the cork buffer (upstream 20.54 reads 18 digits).
+ * The longest Content-Length this build frames (its parser takes up to 18
+ * digits). Its parser reads the header only after the request handler has
+ * returned: a longer value, or one with anything but digits, then makes it
+ * write its own "400 Bad Request" page and close the connection, unless
+ * the handler closed it first (see length-guard.ts).
  */
-export const UWS_CONTENT_LENGTH_DIGITS = 9;
+export const UWS_CONTENT_LENGTH_DIGITS = 18;
 
 /**
  * Whether this build closes the connection once the answer is complete:
@@ -38,6 +39,17 @@ export const UWS_CONTENT_LENGTH_DIGITS = 9;
  */
 export function asksToClose(connectionHeader: string): boolean {
   return connectionHeader.length === 5;
+}
+
+/**
+ * Closes the connection once the request handler returns, after its
+ * answer, before the parser reads Content-Length (res.close() throws once
+ * the answer is complete). The handler says it did not handle the route;
+ * with no other handler left (server.ts registers one, `any /*`), the
+ * router fails and this build closes the socket, parsing no further.
+ */
+export function closeAfterHandler(req: Uws.HttpRequest): void {
+  req.setYield(true);
 }
 
 /** Thrown when the native binary cannot be loaded on this platform and Node. */

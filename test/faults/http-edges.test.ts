@@ -75,6 +75,10 @@ describe('HTTP edges', () => {
   describe('a Content-Length uWebSockets.js cannot frame is answered before the connection closes', () => {
     const cases: Array<[string, string, number, RegExp]> = [
       ['10 digits', '1234567890', 413, /larger than 33554432 bytes/],
+      // uWebSockets.js v20.51.0 frames up to 18 digits (it would wait for the body)
+      // and answers 19 with its own 400 page after the handler's (uws.ts).
+      ['18 digits', '123456789012345678', 413, /larger than 33554432 bytes/],
+      ['19 digits', '1234567890123456789', 413, /larger than 33554432 bytes/],
       ['20 digits', '12345678901234567890', 413, /larger than 33554432 bytes/],
       ['not a number', 'abc', 400, /'abc' is not a number/],
       ['negative', '-5', 400, /'-5' is not a number/],
@@ -82,7 +86,8 @@ describe('HTTP edges', () => {
     ];
     for (const [name, value, status, detail] of cases) {
       test(`${name} (${value}): ${status}`, async () => {
-        const r = await exchange(port, writeHead(value), Buffer.alloc(0));
+        // Half uWebSockets.js' idle timeout (10 s): a server that waits for the body is cut off here.
+        const r = await exchange(port, writeHead(value), Buffer.alloc(0), { timeoutMs: 5_000 });
         assert.equal(r.answers.length, 1, `one answer, got ${r.answers.length} (${r.error ?? 'no error'})`);
         assertProblem(r.answers[0], status, detail);
         assert.equal(r.answers[0]!.headers.get('connection'), 'close');
