@@ -16,8 +16,8 @@
  * failed with EPIPE in 26 of 30 tries with a 16 MB body, 0 of 30 this way).
  * A client that sent Connection: close is one uWebSockets.js hangs up on
  * itself once the answer is complete: its answer is drained (drain.ts).
- * A Content-Length uWebSockets.js cannot frame is answered before it closes
- * the connection (length-guard.ts).
+ * A Content-Length Strata does not frame (a gigabyte or more, or not a
+ * number) is answered once, then the connection closed (length-guard.ts).
  *
  * Hooks (all optional): `onAnswer` is told of every answer with the route's
  * pattern, for metrics; `ready` turns the 404 of a path no route matches

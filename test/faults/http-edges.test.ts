@@ -1,9 +1,9 @@
 /**
  * Connection-level answers and memory after refusals (issue 25), against a
  * real `strata serve` as a black box over raw sockets on 127.0.0.1:
- * - a Content-Length uWebSockets.js cannot frame (10 or 20 digits, not a
- *   number, negative) is answered 413 or 400, problem+json, before the
- *   connection closes;
+ * - a Content-Length Strata does not frame (10 to 20 digits, not a
+ *   number, negative) is answered once, 413 or 400, problem+json, and the
+ *   connection closed;
  * - a client that sends Connection: close and its whole body reads the
  *   413 it was sent before the body was read (a 40 MiB remote write, a
  *   2 MiB JSON body), over a raw socket and Node's http client, and the
@@ -72,7 +72,7 @@ describe('HTTP edges', () => {
     ({ port } = await start());
   });
 
-  describe('a Content-Length uWebSockets.js cannot frame is answered before the connection closes', () => {
+  describe('a Content-Length Strata does not frame is answered once, then the connection closed', () => {
     const cases: Array<[string, string, number, RegExp]> = [
       ['10 digits', '1234567890', 413, /larger than 33554432 bytes/],
       // uWebSockets.js v20.51.0 frames up to 18 digits (it would wait for the body)

@@ -1,4 +1,4 @@
-// Content-Length values uWebSockets.js cannot frame: which they are, and the answer each gets.
+// Content-Length values Strata does not frame: which they are, and the answer each gets.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { framable, pastCorkBuffer, MAX_BODY_BYTES, unframableLength } from '../../src/http/length-guard.js';
