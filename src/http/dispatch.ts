@@ -16,8 +16,8 @@
  * failed with EPIPE in 26 of 30 tries with a 16 MB body, 0 of 30 this way).
  * A client that sent Connection: close is one uWebSockets.js hangs up on
  * itself once the answer is complete: its answer is drained (drain.ts).
- * A Content-Length uWebSockets.js cannot frame is answered before it closes
- * the connection (length-guard.ts).
+ * A Content-Length Strata does not frame (a gigabyte or more, or not a
+ * number) is answered once, then the connection closed (length-guard.ts).
  *
  * Hooks (all optional): `onAnswer` is told of every answer with the route's
  * pattern, for metrics; `ready` turns the 404 of a path no route matches
@@ -32,13 +32,13 @@ import { BodyDrain } from './drain.js';
 import {
   malformedJson, methodNotAllowed, notAcceptable, notFound, payloadTooLarge, unavailable, unsupportedMediaType,
 } from './errors.js';
-import { framable, pastCorkBuffer, UWS_MAX_BODY_BYTES, unframableLength } from './length-guard.js';
+import { framable, MAX_BODY_BYTES, pastCorkBuffer, unframableLength } from './length-guard.js';
 import { asHttpProblem, problemReply } from './problem-json.js';
 import { writeReply } from './reply-writer.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import type { Router } from './router.js';
 import { UwsSink, writeStreamHead, type StreamState } from './stream-reply.js';
-import { asksToClose, type HttpRequest, type HttpResponse } from './uws.js';
+import { asksToClose, closeAfterHandler, type HttpRequest, type HttpResponse } from './uws.js';
 
 /** What the dispatcher tells the server about requests that outlive their first tick. */
 export interface Lifecycle {
@@ -263,16 +263,20 @@ export function createDispatch(
     res.onData((chunk, isLast) => drain.take(chunk.byteLength, isLast));
   }
 
-  /** Answers a Content-Length uWebSockets.js cannot frame (length-guard.ts): it closes right after this handler. */
+  /**
+   * Answers a Content-Length Strata does not frame (length-guard.ts), then
+   * closes the connection before uWebSockets.js reads the header itself.
+   */
   function refuseLength(res: HttpResponse, req: HttpRequest, url: string, value: string): void {
-    let limit = UWS_MAX_BODY_BYTES;
+    let limit = MAX_BODY_BYTES;
     try {
       const spec = router.match(url)?.entry.routes[req.getCaseSensitiveMethod() as Method]?.body;
       if (spec !== undefined && spec.kind !== 'none') limit = spec.limit;
     } catch {
-      // a path that does not decode: the largest body uWebSockets.js reads stands
+      // a path that does not decode: the largest body Strata reads stands
     }
     answerNow(res, pastCorkBuffer(hangingUp(problemReply(unframableLength(value, limit), log))), false);
+    closeAfterHandler(req);
   }
 
   function dispatch(res: HttpResponse, req: HttpRequest): void {

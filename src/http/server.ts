@@ -68,6 +68,7 @@ export async function startHttpServer(router: Router, address: ListenAddress, lo
       if (inFlight === 0) drained?.();
     },
   };
+  // The only handler: closeAfterHandler (uws.ts) counts on it.
   app.any('/*', createDispatch(router, life, log, hooks));
 
   const bound: Bound = tls !== undefined && material?.ca !== undefined

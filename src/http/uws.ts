@@ -1,36 +1,36 @@
 /**
- * The uWebSockets.js native binding, loaded directly.
+ * The uWebSockets.js native binding.
  *
- * The package's entry point silently falls back to a slow pure-JS shim when
- * its native binary does not load; Strata refuses that: it loads the binary
- * for this platform and ABI itself and fails with a clear error otherwise.
+ * The package (upstream's v20.51.0 binaries, see docs/uwebsockets.md) has
+ * no JavaScript fallback: its entry point loads the binary for this
+ * platform and ABI or throws, and Strata turns that into a clear error.
  */
 import { createRequire } from 'node:module';
 import type * as Uws from 'uWebSockets.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
-/** The binding's API, plus `close()` which this build's apps have but its typings omit. */
-export type UwsModule = Omit<typeof Uws, 'App' | 'SSLApp'> & {
-  App(options?: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
+/** The binding's API. */
+export type UwsModule = Omit<typeof Uws, 'SSLApp'> & {
   /** Throws "App construction failed", naming no file, when a TLS file does not load (see tls.ts). */
-  SSLApp(options: Uws.AppOptions): Uws.TemplatedApp & { close(): void };
+  SSLApp(options: Uws.AppOptions): Uws.TemplatedApp;
 };
 
 /**
- * The size of this build's (20.30) cork buffer: what a handler writes waits
+ * The size of this build's (20.51) cork buffer: what a handler writes waits
  * there until the handler returns, unless one write does not fit, which
  * sends the buffer and that write to the socket at once.
  */
 export const UWS_CORK_BUFFER_BYTES = 16 * 1024;
 
 /**
- * The longest Content-Length this build frames. Its parser reads the
- * header only after the request handler has run: a longer value, or one
- * with anything but digits, makes it close the connection at once,
- * dropping what is still in the cork buffer (upstream 20.54 reads 18 digits).
+ * The longest Content-Length this build frames (its parser takes up to 18
+ * digits). Its parser reads the header only after the request handler has
+ * returned: a longer value, or one with anything but digits, then makes it
+ * write its own "400 Bad Request" page and close the connection, unless
+ * the handler closed it first (see length-guard.ts).
  */
-export const UWS_CONTENT_LENGTH_DIGITS = 9;
+export const UWS_CONTENT_LENGTH_DIGITS = 18;
 
 /**
  * Whether this build closes the connection once the answer is complete:
@@ -41,23 +41,40 @@ export function asksToClose(connectionHeader: string): boolean {
   return connectionHeader.length === 5;
 }
 
+/**
+ * Closes the connection once the request handler returns, after its
+ * answer, before the parser reads Content-Length (res.close() throws once
+ * the answer is complete). The handler says it did not handle the route;
+ * with no other handler left (server.ts registers one, `any /*`), the
+ * router fails and this build closes the socket, parsing no further.
+ */
+export function closeAfterHandler(req: Uws.HttpRequest): void {
+  req.setYield(true);
+}
+
 /** Thrown when the native binary cannot be loaded on this platform and Node. */
 export class UwsLoadError extends Error {
   override readonly name = 'UwsLoadError';
 }
 
 function load(): UwsModule {
-  const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
   try {
-    return createRequire(import.meta.url)(binary) as UwsModule;
+    return createRequire(import.meta.url)('uWebSockets.js') as UwsModule;
   } catch (err) {
     throw new UwsLoadError(
       `uWebSockets.js: the native binary ${binary} does not load on ${process.platform}/${process.arch} ` +
-        `with Node ${process.versions.node} (ABI ${process.versions.modules}); Strata needs Node 20 on glibc and ` +
-        `will not fall back to the slow JavaScript shim: ${(err as Error).message}`,
+        `with Node ${process.versions.node} (ABI ${process.versions.modules}, glibc ${glibc()}); Strata needs ` +
+        `Node 20 or 22 on glibc 2.27 or later, or Node 24 on glibc 2.38 or later: ${(err as Error).message}`,
       { cause: err },
     );
   }
+}
+
+/** The running C library's version, for the load error. */
+function glibc(): string {
+  const header = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return header?.header?.glibcVersionRuntime ?? 'none';
 }
 
 let cached: UwsModule | undefined;

@@ -1,9 +1,9 @@
 /**
  * Connection-level answers and memory after refusals (issue 25), against a
  * real `strata serve` as a black box over raw sockets on 127.0.0.1:
- * - a Content-Length uWebSockets.js cannot frame (10 or 20 digits, not a
- *   number, negative) is answered 413 or 400, problem+json, before the
- *   connection closes;
+ * - a Content-Length Strata does not frame (10 to 20 digits, not a
+ *   number, negative) is answered once, 413 or 400, problem+json, and the
+ *   connection closed;
  * - a client that sends Connection: close and its whole body reads the
  *   413 it was sent before the body was read (a 40 MiB remote write, a
  *   2 MiB JSON body), over a raw socket and Node's http client, and the
@@ -72,9 +72,13 @@ describe('HTTP edges', () => {
     ({ port } = await start());
   });
 
-  describe('a Content-Length uWebSockets.js cannot frame is answered before the connection closes', () => {
+  describe('a Content-Length Strata does not frame is answered once, then the connection closed', () => {
     const cases: Array<[string, string, number, RegExp]> = [
       ['10 digits', '1234567890', 413, /larger than 33554432 bytes/],
+      // uWebSockets.js v20.51.0 frames up to 18 digits (it would wait for the body)
+      // and answers 19 with its own 400 page after the handler's (uws.ts).
+      ['18 digits', '123456789012345678', 413, /larger than 33554432 bytes/],
+      ['19 digits', '1234567890123456789', 413, /larger than 33554432 bytes/],
       ['20 digits', '12345678901234567890', 413, /larger than 33554432 bytes/],
       ['not a number', 'abc', 400, /'abc' is not a number/],
       ['negative', '-5', 400, /'-5' is not a number/],
@@ -82,7 +86,8 @@ describe('HTTP edges', () => {
     ];
     for (const [name, value, status, detail] of cases) {
       test(`${name} (${value}): ${status}`, async () => {
-        const r = await exchange(port, writeHead(value), Buffer.alloc(0));
+        // Half uWebSockets.js' idle timeout (10 s): a server that waits for the body is cut off here.
+        const r = await exchange(port, writeHead(value), Buffer.alloc(0), { timeoutMs: 5_000 });
         assert.equal(r.answers.length, 1, `one answer, got ${r.answers.length} (${r.error ?? 'no error'})`);
         assertProblem(r.answers[0], status, detail);
         assert.equal(r.answers[0]!.headers.get('connection'), 'close');

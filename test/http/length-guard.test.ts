@@ -1,7 +1,7 @@
-// Content-Length values uWebSockets.js cannot frame: which they are, and the answer each gets.
+// Content-Length values Strata does not frame: which they are, and the answer each gets.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { framable, pastCorkBuffer, UWS_MAX_BODY_BYTES, unframableLength } from '../../src/http/length-guard.js';
+import { framable, pastCorkBuffer, MAX_BODY_BYTES, unframableLength } from '../../src/http/length-guard.js';
 import { UWS_CORK_BUFFER_BYTES } from '../../src/http/uws.js';
 
 describe('length guard', () => {
@@ -14,7 +14,7 @@ describe('length guard', () => {
     const p = unframableLength('1234567890', 32 << 20);
     assert.equal(p.status, 413);
     assert.match(p.detail, /larger than 33554432 bytes/);
-    assert.match(unframableLength('99999999999', 4e9).detail, new RegExp(`larger than ${UWS_MAX_BODY_BYTES} bytes`));
+    assert.match(unframableLength('99999999999', 4e9).detail, new RegExp(`larger than ${MAX_BODY_BYTES} bytes`));
   });
 
   test('not a number is 400; leading zeros under the limit are 400', () => {
