@@ -162,6 +162,19 @@ describe("the README's strata commands", () => {
   });
 });
 
+/**
+ * `npx strata` runs as `node bin/strata.js`: the command npx finds in the clone
+ * (package.json's bin, checked below). npx itself is not run: its first call
+ * in a clone links the package into its cache and runs the package's prepare
+ * script, a rebuild of dist/ under the other test files running meanwhile.
+ */
+const NPX_STRATA = `npx() { if [ "$1" = strata ]; then shift; "${process.execPath}" "${bin}" "$@"; else command npx "$@"; fi; }\n`;
+
+test("package.json's bin makes `npx strata` in the clone run bin/strata.js", () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+  assert.equal(pkg.bin?.strata, 'bin/strata.js');
+});
+
 const data = tempDir('strata-readme-');
 let server: ReturnType<typeof spawn> | undefined;
 let stderr = '';
@@ -173,10 +186,10 @@ async function startServer(): Promise<void> {
   // The server block as written, on free ports and a temporary data directory.
   const words = serverText.replace('./data', data.dir).replace(httpAddress!, '127.0.0.1:0').replace(grpcAddress!, '127.0.0.1:0').split(/\s+/);
   assert.deepEqual(words.slice(0, 2), ['npx', 'strata']);
-  server = spawn('npx', words.slice(1), { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+  server = spawn(process.execPath, [bin, ...words.slice(2)], { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
   server.stderr!.on('data', (b: Buffer) => { stderr += b.toString(); });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "strata started" in 240 s:\n${stderr}`)), 240_000);
+    const timer = setTimeout(() => reject(new Error(`no "strata started" in 60 s:\n${stderr}`)), 60_000);
     const check = () => {
       const m = /msg="strata started".*grpcAddress=(\S+) httpAddress=(\S+)/.exec(stderr);
       if (m) { clearTimeout(timer); grpc = m[1]!; http = m[2]!; resolve(); }
@@ -186,12 +199,8 @@ async function startServer(): Promise<void> {
   });
 }
 
-// The server first: the first `npx strata` in a clone links the package into npx's
-// cache, which runs its prepare script (a rebuild of dist/) before the command.
-before(async () => {
-  await startServer();
-  await loadHelps();
-}, { timeout: 300_000 });
+// The help texts and the server's start are the slow parts: one wait for both.
+before(() => Promise.all([loadHelps(), startServer()]));
 
 /** Whether any process of the group `pgid` is still running. */
 function groupAlive(pgid: number): boolean {
@@ -220,7 +229,7 @@ describe("the README's marked commands, against its strata serve", () => {
     const runs = ofKind('run');
     assert.ok(runs.length >= 3, `${runs.length} blocks`);
     for (const b of runs) {
-      const script = b.text.replaceAll(httpAddress!, http).replaceAll(grpcAddress!, grpc);
+      const script = NPX_STRATA + b.text.replaceAll(httpAddress!, http).replaceAll(grpcAddress!, grpc);
       const { stdout } = await run('sh', ['-ec', script], { cwd: root, timeout: 60_000 }).catch((err: Error & { stdout?: string; stderr?: string }) => {
         throw new Error(`README line ${b.line} failed: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
       });
