@@ -357,7 +357,7 @@ class Store {
       const nodeArgs = [...SERVER_NODE_FLAGS, ...STRATA_NODE_ARGS];
       if (HEAP_SNAPSHOTS !== undefined) nodeArgs.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP_SNAPSHOTS}`);
       this.current = startChild('strata serve', process.execPath, [...nodeArgs, join(root, 'bin/strata.js'), 'serve', '--data-dir', this.dataDir,
-        '--http-address', `127.0.0.1:${this.port}`, '--grpc-address', '127.0.0.1:0'], { cwd: root });
+        '--http-address', `127.0.0.1:${this.port}`, '--grpc-address', '127.0.0.1:0', '--log.format', 'json'], { cwd: root });
     } else {
       const config = join(this.configDir, 'prometheus-receiver.yml');
       writeFileSync(config, 'global:\n  scrape_interval: 15s\n');
@@ -391,10 +391,11 @@ class Store {
       for (const line of child.output().split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
-          const o = JSON.parse(line) as { msg?: string; ms?: number; time?: number };
+          const o = JSON.parse(line) as { msg?: string; ms?: number; ts?: string };
+          const time = o.ts === undefined ? undefined : Date.parse(o.ts); // --log.format json: RFC 3339 ts
           if (o.msg === 'storage recovered' && o.ms !== undefined) info.engineOpenMs = o.ms;
-          if (o.msg?.startsWith('HTTP listening') && o.time !== undefined) info.listeningMs = o.time - spawnedAt;
-          if (o.msg === 'strata started' && o.time !== undefined) info.startedMs = o.time - spawnedAt;
+          if (o.msg?.startsWith('HTTP listening') && time !== undefined) info.listeningMs = time - spawnedAt;
+          if (o.msg === 'strata started' && time !== undefined) info.startedMs = time - spawnedAt;
         } catch {
           // not a log line
         }

@@ -146,7 +146,7 @@ async function main(): Promise<void> {
   try {
     const strata = await startChild(
       'strata serve',
-      ['bin/strata.js', 'serve', '--data-dir', join(dataParent, 'data'), '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1'],
+      ['bin/strata.js', 'serve', '--data-dir', join(dataParent, 'data'), '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--workers', '1', '--log.format', 'json'],
       strataPort,
     );
     const hello = await startChild('uws hello', ['--import', 'tsx', 'bench/http-peers/uws-hello.ts'], jsonPort);

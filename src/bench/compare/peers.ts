@@ -100,7 +100,7 @@ function versionOf(command: string, args: string[], pattern: RegExp): string {
 }
 
 async function startStrata(dataDir: string, writeOver: 'http' | 'grpc'): Promise<Peer> {
-  const child = startChild('strata serve', process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0'], { cwd: root });
+  const child = startChild('strata serve', process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/strata.js'), 'serve', '--data-dir', dataDir, '--http-address', '127.0.0.1:0', '--grpc-address', '127.0.0.1:0', '--log.format', 'json'], { cwd: root });
   const [port, grpcPort] = await waitForLine(child, (line) => {
     if (!line.includes('"strata started"')) return undefined;
     const started = JSON.parse(line) as { httpAddress: string; grpcAddress: string };
