@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crc32c } from '@node-rs/crc32';
 import { ChunkedReadResponse } from '../../src/gen/prometheus/remote.js';
 import { decodeChunkedReadResponse, LabelMemo, type DecodedSeries } from '../../src/sidecar/chunked-read-decode.js';
 import { FrameSplitter, type FrameFault } from '../../src/sidecar/remote-read-frames.js';
+import { frame } from './support/frame.js';
 
-function frame(msg: Uint8Array): Buffer {
-  const len: number[] = [];
-  let n = msg.length;
-  while (n >= 0x80) {
-    len.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  len.push(n);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32c(msg) >>> 0);
-  return Buffer.concat([Buffer.from(len), crc, msg]);
-}
 
 interface Want {
   labels: string[];

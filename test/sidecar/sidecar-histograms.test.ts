@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { crc32c } from '@node-rs/crc32';
 import { uncompressSync } from 'snappy';
 import { writeBlock } from '../../src/blocks/block-writer.js';
 import { ChunkedReadResponse, ReadRequest } from '../../src/gen/prometheus/remote.js';
@@ -26,6 +25,7 @@ import type { SeriesQuery } from '../../src/store/store-source.js';
 import {
   FLOAT_HISTOGRAM, HISTOGRAM, XOR, comparable, histogramChunk, histogramSamples, samplesOf, type TestChunk,
 } from '../support/histogram-series.js';
+import { frame } from './support/frame.js';
 
 const quiet = { info() {}, warn() {} };
 const H_INT = ['__name__', 'h', 'i', '1'];
@@ -33,18 +33,6 @@ const H_FLOAT = ['__name__', 'h', 'i', '2'];
 const STEP = 10;
 const END = 1000;
 
-function frame(msg: Uint8Array): Buffer {
-  const len: number[] = [];
-  let n = msg.length;
-  while (n >= 0x80) {
-    len.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  len.push(n);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32c(msg) >>> 0);
-  return Buffer.concat([Buffer.from(len), crc, msg]);
-}
 
 /** A remote-read endpoint answering every series whose chunks overlap the query, chunk types as given. */
 async function fakePrometheus(series: Array<{ labels: string[]; chunks: TestChunk[] }>): Promise<{ url: string; server: Server }> {

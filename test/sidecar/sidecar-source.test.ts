@@ -24,6 +24,7 @@ import { ByteArena } from '../../src/query/byte-arena.js';
 import { PrometheusBlocks } from '../../src/sidecar/prometheus-blocks.js';
 import { SidecarSource } from '../../src/sidecar/sidecar-source.js';
 import type { SeriesQuery } from '../../src/store/store-source.js';
+import { frame } from './support/frame.js';
 
 const quiet = { info() {}, warn() {} };
 const codec = threadCodec();
@@ -61,18 +62,6 @@ function withExternal(labels: string[]): string[] {
   return [...map].sort(([a], [b]) => (a < b ? -1 : 1)).flat();
 }
 
-function frame(msg: Uint8Array): Buffer {
-  const len: number[] = [];
-  let n = msg.length;
-  while (n >= 0x80) {
-    len.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  len.push(n);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32c(msg) >>> 0);
-  return Buffer.concat([Buffer.from(len), crc, msg]);
-}
 
 /** A matcher as Prometheus applies it (anchored; a missing label reads as ""). */
 function matches(m: { type: number; name: string; value: string }, labels: string[]): boolean {
