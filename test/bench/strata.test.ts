@@ -19,6 +19,20 @@ import { killBench, readReport, runStrata } from './support/bench-cli.js';
 const checkReport = TypeCompiler.Compile(ReportSchema);
 const SERIES = 1000;
 
+/** A report of 6 answered requests carrying 3 samples of each of SERIES series, all of which the server holds. */
+async function assertStoredAsReported(json: string, base: string): Promise<void> {
+  const report = readReport(json);
+  assert.ok(checkReport.Check(report), JSON.stringify([...checkReport.Errors(report)].slice(0, 3)));
+  const run = report.runs[0]!;
+  assert.equal(run.stoppedBy, 'load-sent');
+  assert.equal(run.answers.ok, 6, JSON.stringify(run.answers));
+  assert.equal(run.load!.samplesWritten, 3 * SERIES);
+  const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], run.load!.minTime, run.load!.maxTime,
+    ReadRequest_ResponseType.SAMPLES, 30_000);
+  assert.equal(all.samples, 3 * SERIES, 'the server holds what the report counts');
+  assert.equal(all.series, SERIES);
+}
+
 describe('strata bench against strata serve', () => {
   let dir: string;
   let server: ServeProcess;
@@ -120,17 +134,8 @@ describe('strata bench against strata serve', () => {
     const r = await runStrata(['bench', 'remote-write', '--url', `grpc://${grpc}`, '--series', String(SERIES), '--series-per-request', '500',
       '--samples-per-series', '3', '--start', String(start), '--concurrency', '4', '--json', json], 60_000);
     assert.equal(r.code, 0, r.stderr);
-    const report = readReport(json);
-    assert.ok(checkReport.Check(report), JSON.stringify([...checkReport.Errors(report)].slice(0, 3)));
-    const run = report.runs[0]!;
-    assert.equal(run.stoppedBy, 'load-sent');
-    assert.equal(run.answers.ok, 6, JSON.stringify(run.answers));
-    assert.equal(run.load!.samplesWritten, 3 * SERIES);
+    await assertStoredAsReported(json, base);
     assert.match(r.stdout, /answers: OK 6, gRPC errors 0/);
-    const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], run.load!.minTime, run.load!.maxTime,
-      ReadRequest_ResponseType.SAMPLES, 30_000);
-    assert.equal(all.samples, 3 * SERIES, 'the server holds what the report counts');
-    assert.equal(all.series, SERIES);
 
     // --tenant goes into WriteRequest.tenant: the tenant's reads see the series, the default tenant's do not see more.
     const tenantStart = start + 3600;
@@ -155,16 +160,7 @@ describe('strata bench against strata serve', () => {
       '--series-per-request', '500', '--samples-per-series', '3', '--start', String(start), '--concurrency', '2', '--json', json], 60_000);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /OTLP: 6 ExportMetricsServiceRequests, [\d.]+ MiB gzip protobuf/);
-    const report = readReport(json);
-    assert.ok(checkReport.Check(report), JSON.stringify([...checkReport.Errors(report)].slice(0, 3)));
-    const run = report.runs[0]!;
-    assert.equal(run.stoppedBy, 'load-sent');
-    assert.equal(run.answers.ok, 6, JSON.stringify(run.answers));
-    assert.equal(run.load!.samplesWritten, 3 * SERIES);
-    const all = await remoteRead(`${base}/api/v1/read`, [{ type: LabelMatcher_Type.RE, name: '__name__', value: '.+' }], run.load!.minTime, run.load!.maxTime,
-      ReadRequest_ResponseType.SAMPLES, 30_000);
-    assert.equal(all.samples, 3 * SERIES, 'the server holds what the report counts');
-    assert.equal(all.series, SERIES);
+    await assertStoredAsReported(json, base);
     // Gauges keep their names and attributes: the first series of the catalogue, as remote write sends it.
     const first = nodeExporterCatalogue(SERIES).labels(0);
     const q = new URLSearchParams({ 'match[]': `{__name__="${first[1]!}"}`, start: String(start - 60), end: String(start + 120) });
