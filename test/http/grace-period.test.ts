@@ -27,8 +27,9 @@ function sendInHalves(port: number, head: string, body: Buffer, between: () => P
     socket.on('close', () => resolve(received));
     socket.once('connect', () => {
       const half = body.length >> 1;
-      socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body.subarray(0, half)]));
-      between().then(() => socket.write(body.subarray(half)), reject);
+      socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body.subarray(0, half)]), () => {
+        between().then(() => socket.write(body.subarray(half)), reject);
+      });
     });
   });
 }
@@ -42,7 +43,8 @@ test('a stop answers and keeps a remote write whose body was still arriving, the
   const head = `POST /api/v1/write HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Encoding: snappy\r\n` +
     `X-Prometheus-Remote-Write-Version: 0.1.0\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`;
   const answer = await sendInHalves(port, head, body, async () => {
-    await sleep(300); // the server has read the head and half the body
+    // An answer on another connection, asked after the first half was sent: the loop has read that half.
+    assert.equal((await fetch(`http://127.0.0.1:${port}/-/healthy`)).status, 200);
     server.child.kill('SIGTERM');
     await server.line('stopping');
     await sleep(300);
