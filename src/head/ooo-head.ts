@@ -22,11 +22,9 @@
  * One writer (the engine's thread); what readers get is encoded bytes or
  * views that are valid until the next change (use them at once).
  */
-import { encodeColumns, lowerBound } from '../chunkenc/columns.js';
+import { lowerBound } from '../chunkenc/columns.js';
 import type { SampleColumns } from '../chunkenc/columns.js';
 
-/** Prometheus' default out_of_order_cap_max: samples per out-of-order chunk. */
-export const OOO_CHUNK_SAMPLES = 32;
 /** Room a series' columns start with. */
 const FIRST_CAPACITY = 8;
 /** Up to this many samples move in a loop; more with copyWithin (a builtin call costs about as much as a short loop). */
@@ -42,13 +40,6 @@ export type InsertResult = typeof INSERT_ADDED | typeof INSERT_SAME | typeof INS
 
 /** One series' samples: columns sorted by time, distinct; the arrays may be longer than `n`. */
 type OooSeries = SampleColumns;
-
-/** An out-of-order chunk as readers take it. */
-export interface OooStoredChunk {
-  minT: number;
-  maxT: number;
-  data: Uint8Array;
-}
 
 const NONE: SampleColumns = { t: new Float64Array(0), v: new Uint32Array(0), n: 0 };
 
@@ -152,17 +143,6 @@ export class OooHead {
     if (s === undefined) return false;
     const pos = lowerBound(s.t, s.n, minT);
     return pos < s.n && s.t[pos]! <= maxT;
-  }
-
-  /** Series `id`'s samples in [minT, maxT] as XOR chunks of up to OOO_CHUNK_SAMPLES, by time, disjoint. */
-  chunks(id: number, minT: number, maxT: number): OooStoredChunk[] {
-    const cols = this.view(id, minT, maxT);
-    const out: OooStoredChunk[] = [];
-    for (let from = 0; from < cols.n; from += OOO_CHUNK_SAMPLES) {
-      const to = Math.min(cols.n, from + OOO_CHUNK_SAMPLES);
-      out.push({ minT: cols.t[from]!, maxT: cols.t[to - 1]!, data: encodeColumns(cols.t, cols.v, from, to) });
-    }
-    return out;
   }
 
   /**

@@ -1,10 +1,8 @@
 // The out-of-order head (src/head/ooo-head.ts): sorted samples per series,
-// one value per timestamp, chunks of up to 32 samples that never overlap,
-// split and put back exactly.
+// one value per timestamp, split and put back exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeColumns } from '../../src/chunkenc/columns.js';
-import { INSERT_ADDED, INSERT_CONFLICT, INSERT_SAME, OOO_CHUNK_SAMPLES, OooHead } from '../../src/head/ooo-head.js';
+import { INSERT_ADDED, INSERT_CONFLICT, INSERT_SAME, OooHead } from '../../src/head/ooo-head.js';
 import { rng } from '../support/series.js';
 
 /** Value bits of a float64 as [lo, hi]. */
@@ -13,19 +11,14 @@ function bits(v: number): [number, number] {
   return [w[0]!, w[1]!];
 }
 
-/** A series' samples as [t, value] pairs, read back through its chunks (as readers see them). */
+/** A series' samples in [minT, maxT] as [t, value] pairs, as readers see them (view). */
 function read(h: OooHead, id: number, minT = -Infinity, maxT = Infinity): Array<[number, number]> {
+  const cols = h.view(id, minT, maxT);
+  const f = new Float64Array(cols.v.buffer, cols.v.byteOffset, cols.n);
   const out: Array<[number, number]> = [];
-  let prevMax = -Infinity;
-  for (const c of h.chunks(id, minT, maxT)) {
-    assert.ok(c.minT > prevMax, `chunk [${c.minT}, ${c.maxT}] overlaps the one before (ending ${prevMax})`);
-    prevMax = c.maxT;
-    const cols = decodeColumns(c.data);
-    assert.ok(cols.n <= OOO_CHUNK_SAMPLES, `a chunk of ${cols.n} samples`);
-    assert.equal(cols.t[0], c.minT);
-    assert.equal(cols.t[cols.n - 1], c.maxT);
-    const f = new Float64Array(cols.v.buffer, cols.v.byteOffset, cols.n);
-    for (let i = 0; i < cols.n; i++) out.push([cols.t[i]!, f[i]!]);
+  for (let i = 0; i < cols.n; i++) {
+    assert.ok(i === 0 || cols.t[i]! > cols.t[i - 1]!, `sorted and distinct at ${i}`);
+    out.push([cols.t[i]!, f[i]!]);
   }
   return out;
 }
@@ -55,12 +48,11 @@ test('keeps samples sorted whatever order they come in, in chunks of at most 32 
   assert.ok(part.some(([t]) => t === sorted.find(([x]) => x >= 10_000)![0]));
 });
 
-test('fills chunks to 32 for samples coming in time order, forwards or backwards', () => {
+test('holds samples coming in time order, forwards or backwards, sorted', () => {
   for (const dir of [1, -1]) {
     const h = new OooHead();
     for (let i = 0; i < 100; i++) insert(h, 3, 1000 + dir * i, i);
-    const sizes = h.chunks(3, -Infinity, Infinity).map((c) => decodeColumns(c.data).n);
-    assert.deepEqual(sizes.sort((a, b) => b - a), [32, 32, 32, 4], `direction ${dir}`);
+    assert.deepEqual(read(h, 3).map(([t]) => t), Array.from({ length: 100 }, (_, i) => (dir === 1 ? 1000 + i : 901 + i)), `direction ${dir}`);
   }
 });
 
