@@ -8,10 +8,19 @@
  * advise(buffer, advice): madvise over the whole Buffer (advice: one of
  * the constants exported below).
  * pageOutFiles(): MADV_PAGEOUT over the process' read-only file mappings.
+ * memfd(name): an anonymous memory file (memfd_create), for a shared object
+ * that is loaded without being written to disk.
+ * c23Shim: true where this build defines glibc 2.38's __isoc23_strtol,
+ * __isoc23_strtoul and __isoc23_sscanf itself (glibc older than 2.38), for
+ * binaries built against a newer glibc (see src/http/uws-glibc.ts).
  * Errors are thrown with the errno's name in `code` (ENOMEM, EBADF, ...).
  */
+#define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -153,6 +162,67 @@ static napi_value page_out_files(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value memfd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  char name[64];
+  size_t length;
+  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "memfd(name) takes a string");
+    return NULL;
+  }
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) return throw_errno(env, "memfd_create", errno);
+  napi_value result;
+  CHECK(env, napi_create_int32(env, fd, &result));
+  return result;
+}
+
+#if defined(__GLIBC__) && !__GLIBC_PREREQ(2, 38)
+#define C23_SHIM 1
+// C23's strtol and strtoul (glibc 2.38) also take a "0b" prefix for base 0
+// and 2; everything else is the older functions' behaviour.
+static int binary_prefix(const char *s, int base, const char **digits) {
+  if (base != 0 && base != 2) return 0;
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == '+' || *s == '-') s++;
+  if (s[0] != '0' || (s[1] != 'b' && s[1] != 'B') || (s[2] != '0' && s[2] != '1')) return 0;
+  *digits = s + 2;
+  return 1;
+}
+
+__attribute__((visibility("default"))) long __isoc23_strtol(const char *s, char **end, int base) {
+  const char *digits;
+  if (!binary_prefix(s, base, &digits)) return strtol(s, end, base);
+  long magnitude = strtol(digits, end, 2);
+  const char *p = s;
+  while (isspace((unsigned char)*p)) p++;
+  return *p == '-' ? -magnitude : magnitude;
+}
+
+__attribute__((visibility("default"))) unsigned long __isoc23_strtoul(const char *s, char **end, int base) {
+  const char *digits;
+  if (!binary_prefix(s, base, &digits)) return strtoul(s, end, base);
+  unsigned long magnitude = strtoul(digits, end, 2);
+  const char *p = s;
+  while (isspace((unsigned char)*p)) p++;
+  return *p == '-' ? -magnitude : magnitude;
+}
+
+// Without C23's %b conversion and "0b" for %i: the callers this serves
+// (uWebSockets.js) use neither.
+__attribute__((visibility("default"))) int __isoc23_sscanf(const char *s, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  int n = vsscanf(s, format, args);
+  va_end(args);
+  return n;
+}
+#else
+#define C23_SHIM 0
+#endif
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   CHECK(env, napi_create_function(env, "map", NAPI_AUTO_LENGTH, map, NULL, &fn));
@@ -163,6 +233,11 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "trim", fn));
   CHECK(env, napi_create_function(env, "pageOutFiles", NAPI_AUTO_LENGTH, page_out_files, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "pageOutFiles", fn));
+  CHECK(env, napi_create_function(env, "memfd", NAPI_AUTO_LENGTH, memfd, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "memfd", fn));
+  napi_value shim;
+  CHECK(env, napi_get_boolean(env, C23_SHIM, &shim));
+  CHECK(env, napi_set_named_property(env, exports, "c23Shim", shim));
   napi_value n;
   CHECK(env, napi_create_int32(env, MADV_DONTNEED, &n));
   CHECK(env, napi_set_named_property(env, exports, "MADV_DONTNEED", n));

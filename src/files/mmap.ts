@@ -2,6 +2,7 @@
  * Memory maps through Strata's own Node-API addon (native/mmap: ABI-stable,
  * so one build serves Node 20, 22 and 24), built by `npm install`.
  */
+import { constants } from 'node:os';
 import { createRequire } from 'node:module';
 
 interface MmapAddon {
@@ -9,8 +10,12 @@ interface MmapAddon {
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
   pageOutFiles(): number;
+  memfd(name: string): number;
+  readonly c23Shim: boolean;
   readonly MADV_DONTNEED: number;
 }
+
+const ADDON_PATH = '../../native/mmap/build/Release/strata_mmap.node';
 
 /** Thrown when the addon is not built or does not load on this platform. */
 export class MmapLoadError extends Error {
@@ -18,9 +23,8 @@ export class MmapLoadError extends Error {
 }
 
 function load(): MmapAddon {
-  const path = '../../native/mmap/build/Release/strata_mmap.node';
   try {
-    return createRequire(import.meta.url)(path) as MmapAddon;
+    return createRequire(import.meta.url)(ADDON_PATH) as MmapAddon;
   } catch (err) {
     throw new MmapLoadError(
       `the memory-map addon (native/mmap) does not load: ${(err as Error).message}. `
@@ -79,4 +83,27 @@ export function trimNativeHeap(): boolean {
  */
 export function pageOutFileMappings(): number {
   return mmap.pageOutFiles();
+}
+
+/**
+ * An anonymous file in memory (memfd_create, close-on-exec): a descriptor
+ * whose `/proc/self/fd/N` path the dynamic loader can open, for a shared
+ * object that is never written to disk. The caller closes it.
+ */
+export function createMemoryFile(name: string): number {
+  return mmap.memfd(name);
+}
+
+/**
+ * Makes the addon's definitions of glibc 2.38's `__isoc23_strtol`,
+ * `__isoc23_strtoul` and `__isoc23_sscanf` visible to shared objects
+ * loaded after it (reopened RTLD_GLOBAL). False where this build does not
+ * define them: glibc 2.38 or later has them itself, other C libraries lack
+ * the rest of what such binaries need.
+ */
+export function shareC23Functions(): boolean {
+  if (!mmap.c23Shim) return false;
+  const path = createRequire(import.meta.url).resolve(ADDON_PATH);
+  process.dlopen({ exports: {} }, path, constants.dlopen.RTLD_NOW | constants.dlopen.RTLD_GLOBAL);
+  return true;
 }

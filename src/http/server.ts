@@ -12,7 +12,7 @@ import { startClientCertFront, type ClientCertFront } from './client-cert-front.
 import { createDispatch, type DispatchHooks, type Lifecycle } from './dispatch.js';
 import type { Router } from './router.js';
 import { loadTls, TlsFileError, uwsTlsError, type HttpTls, type TlsMaterial } from './tls.js';
-import { uws, type UwsModule, type us_listen_socket } from './uws.js';
+import { uws, uwsAdaptation, type UwsModule, type us_listen_socket } from './uws.js';
 
 /** Where to listen. Port 0 picks a free port (see {@link HttpServer.port}). */
 export interface ListenAddress {
@@ -38,6 +38,8 @@ export class ListenError extends Error {
   override readonly name = 'ListenError';
 }
 
+let adaptationLogged = false;
+
 /** How long stopping waits for in-flight requests by default: longer than any commit should take. */
 const DEFAULT_GRACE_MS = 10_000;
 
@@ -53,6 +55,11 @@ const DEFAULT_GRACE_MS = 10_000;
  */
 export async function startHttpServer(router: Router, address: ListenAddress, log: Logger, hooks: DispatchHooks = {}): Promise<HttpServer> {
   const binding = uws();
+  const adaptation = uwsAdaptation();
+  if (adaptation !== undefined && !adaptationLogged) {
+    adaptationLogged = true;
+    log.info({ binary: adaptation }, 'uWebSockets.js adapted to this glibc');
+  }
   const tls = address.tls;
   const material = tls === undefined ? undefined : loadTls(tls);
   const app = createApp(binding, tls);

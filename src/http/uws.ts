@@ -6,7 +6,9 @@
  * platform and ABI or throws, and Strata turns that into a clear error.
  */
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type * as Uws from 'uWebSockets.js';
+import { loadAdapted, NEWER_GLIBC, wantsNewerGlibc } from './uws-glibc.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 
@@ -59,16 +61,40 @@ export class UwsLoadError extends Error {
 
 function load(): UwsModule {
   const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  const require = createRequire(import.meta.url);
   try {
-    return createRequire(import.meta.url)('uWebSockets.js') as UwsModule;
+    return require('uWebSockets.js') as UwsModule;
   } catch (err) {
-    throw new UwsLoadError(
-      `uWebSockets.js: the native binary ${binary} does not load on ${process.platform}/${process.arch} ` +
-        `with Node ${process.versions.node} (ABI ${process.versions.modules}, glibc ${glibc()}); Strata needs ` +
-        `Node 20 or 22 on glibc 2.27 or later, or Node 24 on glibc 2.38 or later: ${(err as Error).message}`,
-      { cause: err },
-    );
+    if (wantsNewerGlibc(err)) {
+      try {
+        const adapted = loadAdapted(join(dirname(require.resolve('uWebSockets.js')), binary)) as UwsModule;
+        adaptedFor = `${binary} asks for ${NEWER_GLIBC}; loaded a copy adapted for glibc ${glibc()} (docs/uwebsockets.md)`;
+        return adapted;
+      } catch (adaptErr) {
+        throw loadError(binary, `${(err as Error).message}; adapting it failed: ${(adaptErr as Error).message}`, err);
+      }
+    }
+    throw loadError(binary, (err as Error).message, err);
   }
+}
+
+function loadError(binary: string, why: string, cause: unknown): UwsLoadError {
+  return new UwsLoadError(
+    `uWebSockets.js: the native binary ${binary} does not load on ${process.platform}/${process.arch} ` +
+      `with Node ${process.versions.node} (ABI ${process.versions.modules}, glibc ${glibc()}); Strata needs ` +
+      `Node 20, 22 or 24 on glibc 2.27 or later: ${why}`,
+    { cause },
+  );
+}
+
+let adaptedFor: string | undefined;
+
+/**
+ * Set once the binding was loaded from a copy adapted to an older glibc
+ * (see uws-glibc.ts): says which binary and why, for the start-up log.
+ */
+export function uwsAdaptation(): string | undefined {
+  return adaptedFor;
 }
 
 /** The running C library's version, for the load error. */
