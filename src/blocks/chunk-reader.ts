@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { readBE32 } from '../encoding/big-endian.js';
 import { VarintReader } from '../encoding/varint.js';
 import { releasePages } from '../files/mmap.js';
-import { BlockFormatError, crc32cRange, mapReadOnly } from './index-reader.js';
+import { BlockFormatError, mapReadOnly } from './index-reader.js';
+import { crc32cRange } from '../encoding/crc32c.js';
 
 /** First four bytes of a chunk segment file (big endian). */
 export const CHUNKS_MAGIC = 0x85bd40dd;

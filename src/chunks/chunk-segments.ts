@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isZero } from '../encoding/bytes.js';
 import { syncFd } from '../files/durable.js';
 import { mapFile, releasePages } from '../files/mmap.js';
-import { crc32c } from '@node-rs/crc32';
+import { crc32cRange } from '../encoding/crc32c.js';
 import { ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
 import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
 import type { EntryHeader } from './entry.js';
@@ -107,7 +107,7 @@ export class ChunkSegments {
     const dataAt = writeEntryHeader(b, at, id, minT, maxT, encoding, data.length);
     b.set(data, dataAt);
     const end = dataAt + data.length;
-    b.writeUInt32LE(crc32c(b.subarray(at, end)), end);
+    b.writeUInt32LE(crc32cRange(b, at, end), end);
     seg.staged = end + CRC_BYTES;
     if (minT < seg.minT) seg.minT = minT;
     if (maxT > seg.maxT) seg.maxT = maxT;
@@ -436,7 +436,7 @@ function entryProblem(map: Buffer, at: number, fileSize: number, h: EntryHeader)
   if (end + CRC_BYTES > fileSize) return `entry of ${h.dataLen} bytes runs past the end of the file`;
   // A segment holds Prometheus' XOR, HISTOGRAM and FLOAT_HISTOGRAM chunks.
   if (!isKnownEncoding(h.encoding)) return `unknown encoding ${h.encoding}`;
-  if (crc32c(map.subarray(at, end)) !== map.readUInt32LE(end)) return 'checksum mismatch';
+  if (crc32cRange(map, at, end) !== map.readUInt32LE(end)) return 'checksum mismatch';
   return undefined;
 }
 

@@ -427,7 +427,8 @@ export class Db {
     if (doomed > 0) this.enqueue(() => this.retainBlocks(cutoff));
     const gone = this.chunks.deleteEndingBefore(cutoff);
     this.head.ooo.expireBefore(cutoff);
-    const drop = expireChunks(this.head, cutoff);
+    // Nothing in the head ends before the cutoff when nothing in it starts before it.
+    const drop = this.headMinTime < cutoff ? expireChunks(this.head, cutoff) : [];
     this.head.drop(Uint32Array.from(drop));
     if (gone.length > 0 || drop.length > 0) {
       this.headMinTDirty = true;
@@ -753,12 +754,16 @@ export class Db {
 
   private recomputeHeadTimes(): void {
     let max = -Infinity;
+    let min = Infinity;
     for (const s of this.head.all()) {
-      const t = this.head.newest(s);
-      if (t !== undefined && t > max) max = t;
+      const newest = this.head.newest(s);
+      if (newest !== undefined && newest > max) max = newest;
+      const oldest = this.head.oldest(s);
+      if (oldest !== undefined && oldest < min) min = oldest;
     }
     this.headMaxT = max;
-    this.recomputeHeadMinTime();
+    this.headMinT = min;
+    this.headMinTDirty = false;
   }
 
   private recomputeHeadMinTime(): void {

@@ -17,6 +17,7 @@ import { readHistogramRecord } from '../record/histogram-record.js';
 import { replayHistogram } from '../head/histogram-append.js';
 import { findSnapshot, loadSnapshot, type UsableSnapshot } from './snapshot-load.js';
 import { deleteSnapshotsBut } from './snapshot-write.js';
+import { releasePages } from '../files/mmap.js';
 
 /**
  * Replays a HISTOGRAMS record (src/record/histogram-record.ts) into the head:
@@ -68,6 +69,7 @@ function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: Pending
       decoded++;
     }
   }
+  releasePages(snap.file);
   log.info({ snapshot: usable.name, series: series.length, labelValues: snap.values, newestDecoded: decoded, loadMs: loadedMs, ms: Date.now() - started }, 'head snapshot loaded');
 }
 

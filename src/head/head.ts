@@ -141,9 +141,34 @@ export class Head {
     return this.byId[id];
   }
 
-  /** Every live series, in id order. */
-  *all(): IterableIterator<Series> {
-    for (const s of this.byId) if (s !== undefined) yield s;
+  /**
+   * Every live series, in id order. One result object serves every step
+   * (a generator made one per series: a million small objects per walk of
+   * the head); the protocol lets a for-of or a spread consume it so.
+   */
+  all(): IterableIterator<Series> {
+    const byId = this.byId;
+    let i = 0;
+    const step: { value: Series | undefined; done: boolean } = { value: undefined, done: false };
+    const result = step as IteratorResult<Series>;
+    const iterator: IterableIterator<Series> = {
+      next(): IteratorResult<Series> {
+        while (i < byId.length) {
+          const s = byId[i++];
+          if (s !== undefined) {
+            step.value = s;
+            return result;
+          }
+        }
+        step.value = undefined;
+        step.done = true;
+        return result;
+      },
+      [Symbol.iterator](): IterableIterator<Series> {
+        return iterator;
+      },
+    };
+    return iterator;
   }
 
   /** The next id a new series gets; recovery raises it past every id seen. */
@@ -486,7 +511,12 @@ export class Head {
   /** Oldest timestamp held in order for a series (first chunk or open chunk), undefined when none. */
   oldest(s: Series): number | undefined {
     if (s.chunks.length > 0) return s.chunks[1];
-    return this.openChunk(s)?.minT;
+    const u32 = this.mem.u32();
+    const q = s.slot >>> 2;
+    let min = u32[q + (SLOT.buf >>> 2)] === 0 ? Infinity : readI64(u32, q + (SLOT.minT >>> 2));
+    const h = this.histograms.open(s.id);
+    if (h !== undefined && h.minT < min) min = h.minT;
+    return min === Infinity ? undefined : min;
   }
 
   /**
@@ -620,15 +650,13 @@ export class Head {
   }
 
   private create(id: number, labelsPtr: number, len: number, hash: bigint): Series {
-    // One string a label, not slices of one decoded whole: the index keeps
-    // new values, and a slice would keep the whole label text alive.
-    const labels = this.decodeLabels(labelsPtr, len, false);
     const slot = this.wasm.headNewSeries(id, labelsPtr, len, hash);
     const s: Series = { id, slot, chunks: NO_CHUNKS };
     this.byId[id] = s;
     this.live++;
     if (id >= this.nextId) this.nextId = id + 1;
-    this.index.add(id, labels);
+    // From the bytes: the index makes strings for names and values new to it only.
+    this.index.addBytes(id, this.mem.u8(), labelsPtr, labelsPtr + len);
     return s;
   }
 
@@ -644,8 +672,8 @@ export class Head {
     return labels;
   }
 
-  /** `sliced`: ASCII text as slices of one decode (for a read's short-lived labels). */
-  private decodeLabels(ptr: number, len: number, sliced = true): string[] {
+  /** ASCII text comes as slices of one decode (a read's labels are short-lived). */
+  private decodeLabels(ptr: number, len: number): string[] {
     const u8 = this.mem.u8();
     const text = this.mem.buffer();
     const end = ptr + len;
@@ -657,17 +685,16 @@ export class Head {
     // Most label text is ASCII: then one latin1 decode of the whole and a
     // split (two native calls instead of one a string; the separator 0xFF
     // decodes to U+00FF, which no ASCII text holds).
-    if (high < 0x80 && sliced) {
+    if (high < 0x80) {
       const out = text.toString('latin1', ptr, end).split('\u00ff');
       out.pop();
       return out;
     }
-    const encoding = high < 0x80 ? 'latin1' : 'utf8';
     const out: string[] = [];
     let start = ptr;
     for (let i = ptr; i < end; i++) {
       if (u8[i] !== 0xff) continue;
-      out.push(text.toString(encoding, start, i));
+      out.push(text.toString('utf8', start, i));
       start = i + 1;
     }
     return out;

@@ -10,6 +10,8 @@ export interface LabelIndex {
    * value, ...]; the index replaces each string with its own shared copy.
    */
   add(id: number, labels: string[]): void;
+  /** add() from canonical label bytes (`bytes[from, to)`, each name and value ended by 0xFF). */
+  addBytes(id: number, bytes: Uint8Array, from: number, to: number): void;
   /** Replaces each name and value of `labels` the index holds with its own shared copy. */
   share(labels: string[]): void;
   /** Removes these series (sorted ids). */

@@ -22,13 +22,20 @@ export class LabelDict {
   private sortedCount = 0;
   /** Whether any value has a surrogate (then code unit order is not byte order). */
   private surrogates = false;
+  /** Open addressing over the values' UTF-8 bytes: value number, or -1 for an empty slot (findBytes). */
+  private slots = new Int32Array(16).fill(-1);
+  private hashes = new Int32Array(8);
+  /** The name's UTF-8 bytes, for finding the dictionary by bytes (PostingsIndex.addBytes). */
+  readonly nameBytes: Uint8Array;
 
   /** Whether any value holds a surrogate: only then does UTF-16 order differ from UTF-8 byte order. */
   get hasSurrogates(): boolean {
     return this.surrogates;
   }
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    this.nameBytes = encoder.encode(name);
+  }
 
   /** Number of distinct values. */
   get size(): number {
@@ -38,6 +45,29 @@ export class LabelDict {
   /** The number of `value`, or -1. */
   find(value: string): number {
     return this.index.get(value) ?? -1;
+  }
+
+  /**
+   * The number of the value whose UTF-8 bytes are `bytes[from, to)` and
+   * whose {@link hashBytes} is `hash`, or -1: no string is made. Bytes that
+   * are not valid UTF-8 are never found (values are stored re-encoded).
+   */
+  findBytes(bytes: Uint8Array, from: number, to: number, hash: number): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    const buf = this.buf;
+    const offs = this.offs;
+    const len = to - from;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const v = slots[i]!;
+      if (v < 0) return -1;
+      if (this.hashes[v] !== hash) continue;
+      const at = offs[v]!;
+      if (offs[v + 1]! - at !== len) continue;
+      let k = 0;
+      while (k < len && buf[at + k] === bytes[from + k]) k++;
+      if (k === len) return v;
+    }
   }
 
   value(i: number): string {
@@ -58,6 +88,7 @@ export class LabelDict {
     this.listOf[i] = list;
     if (i + 2 > this.offs.length) this.offs = grow32(this.offs, this.offs.length * 2);
     this.appendBytes(value);
+    this.hashValue(i);
     return i;
   }
 
@@ -98,6 +129,7 @@ export class LabelDict {
     this.index = new Map();
     this.strings = [];
     this.offs[0] = 0;
+    this.slots.fill(-1);
     let k = 0;
     for (let i = 0; i < strings.length; i++) {
       const list = lists[i]!;
@@ -107,6 +139,7 @@ export class LabelDict {
       this.strings.push(s);
       lists[k] = list;
       this.appendBytes(s);
+      this.hashValue(k);
       k++;
     }
     this.sorted = undefined;
@@ -116,6 +149,30 @@ export class LabelDict {
   /** Bytes held by the typed arrays (strings and the map are counted by the caller's estimate). */
   arrayBytes(): number {
     return this.buf.byteLength + this.offs.byteLength + this.listOf.byteLength;
+  }
+
+  /** Enters value `i` (its bytes appended) in the byte table, growing the table to stay at most half full. */
+  private hashValue(i: number): void {
+    if (i >= this.hashes.length) {
+      const grown = new Int32Array(this.hashes.length * 2);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    const hash = hashBytes(this.buf, this.offs[i]!, this.offs[i + 1]!);
+    this.hashes[i] = hash;
+    if ((i + 1) * 2 > this.slots.length) {
+      this.slots = new Int32Array(this.slots.length * 2).fill(-1);
+      for (let v = 0; v < i; v++) this.place(v, this.hashes[v]!);
+    }
+    this.place(i, hash);
+  }
+
+  private place(v: number, hash: number): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let at = hash & mask;
+    while (slots[at]! >= 0) at = (at + 1) & mask;
+    slots[at] = v;
   }
 
   /** Appends the bytes of the value just numbered `this.size - 1`. */
@@ -133,6 +190,16 @@ export class LabelDict {
     // All-ASCII values (as many bytes as code units) have no surrogates.
     if (written !== value.length && !this.surrogates) this.surrogates = hasSurrogate(value);
   }
+}
+
+export const FNV_OFFSET = 0x811c9dc5 | 0;
+export const FNV_PRIME = 16777619;
+
+/** FNV-1a (32 bits) of `bytes[from, to)`: the key of LabelDict's byte table. */
+export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
+  return h;
 }
 
 function grow32(a: Uint32Array, n: number) {

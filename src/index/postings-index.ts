@@ -1,5 +1,5 @@
 import { compareUtf8, hasSurrogate } from '../encoding/utf8.js';
-import { LabelDict } from './label-dict.js';
+import { FNV_OFFSET, FNV_PRIME, hashBytes, LabelDict } from './label-dict.js';
 import { DeletedIds, PostingsLists } from './postings-lists.js';
 import { selectPostings, type IndexReader } from './select.js';
 import { PostingsAlgebra } from './set-ops.js';
@@ -31,6 +31,10 @@ export class PostingsIndex {
   private readonly reader: IndexReader;
   private lastId = -1;
   private sortedNames: string[] | undefined;
+  /** Dictionaries by the FNV-1a hash of their name's UTF-8 bytes (addBytes). */
+  private readonly dictsByNameHash = new Map<number, LabelDict[]>();
+  /** The dictionaries of the last addBytes' labels, by place; emptied when a name leaves. */
+  private recentDicts: (LabelDict | undefined)[] = [];
 
   constructor(private readonly algebra: PostingsAlgebra = new PostingsAlgebra()) {
     this.allList = this.lists.create();
@@ -86,6 +90,93 @@ export class PostingsIndex {
       this.lists.append(dict.list(v), id);
     }
     this.lists.append(this.allList, id);
+  }
+
+  /**
+   * add() from canonical label bytes (`bytes[from, to)`: each name and
+   * value UTF-8, each ended by 0xFF, names sorted and unique): names and
+   * values the index holds are found by their bytes, with no string made;
+   * only new ones are decoded. The same series as add() with the decoded
+   * labels.
+   */
+  addBytes(id: number, bytes: Uint8Array, from: number, to: number): void {
+    if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
+      throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
+    }
+    const recent = this.recentDicts;
+    let at = from;
+    for (let k = 0; at < to; k++) {
+      // Series mostly carry the names of the one before, in the same places.
+      let dict = recent[k];
+      let nameEnd = -1;
+      if (dict !== undefined) {
+        const nb = dict.nameBytes;
+        const end = at + nb.length;
+        if (end < to && bytes[end] === 0xff) {
+          let i = 0;
+          while (i < nb.length && nb[i] === bytes[at + i]) i++;
+          if (i === nb.length) nameEnd = end;
+        }
+      }
+      let nameHash = 0;
+      if (nameEnd < 0) {
+        dict = undefined;
+        nameHash = FNV_OFFSET;
+        nameEnd = at;
+        while (nameEnd < to && bytes[nameEnd] !== 0xff) nameHash = Math.imul(nameHash ^ bytes[nameEnd++]!, FNV_PRIME);
+        if (nameEnd >= to) throw new RangeError(`labels of series ${id} are not name/value pairs`);
+      }
+      let hash = FNV_OFFSET;
+      let valueEnd = nameEnd + 1;
+      while (valueEnd < to && bytes[valueEnd] !== 0xff) hash = Math.imul(hash ^ bytes[valueEnd++]!, FNV_PRIME);
+      if (valueEnd >= to) throw new RangeError(`labels of series ${id} are not name/value pairs`);
+      // An empty value is no label (as in Prometheus): its name is not entered.
+      if (valueEnd > nameEnd + 1) {
+        if (dict === undefined) {
+          dict = this.dictOfBytes(bytes, at, nameEnd, nameHash);
+          recent[k] = dict;
+        }
+        const d = dict;
+        let v = d.findBytes(bytes, nameEnd + 1, valueEnd, hash);
+        if (v < 0) {
+          const value = Buffer.from(bytes.buffer, bytes.byteOffset + nameEnd + 1, valueEnd - nameEnd - 1).toString('utf8');
+          v = d.find(value);
+          if (v < 0) v = d.add(value, this.lists.create());
+        }
+        this.lists.append(d.list(v), id);
+      }
+      at = valueEnd + 1;
+    }
+    this.lastId = id;
+    this.lists.append(this.allList, id);
+  }
+
+  /** The dictionary of the name whose UTF-8 bytes are `bytes[from, to)`, made when new. */
+  private dictOfBytes(bytes: Uint8Array, from: number, to: number, hash: number): LabelDict {
+    const candidates = this.dictsByNameHash.get(hash);
+    if (candidates !== undefined) {
+      for (const dict of candidates) {
+        const nb = dict.nameBytes;
+        if (nb.length !== to - from) continue;
+        let k = 0;
+        while (k < nb.length && nb[k] === bytes[from + k]) k++;
+        if (k === nb.length && this.dicts.get(dict.name) === dict) return dict;
+      }
+    }
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
+    let dict = this.dicts.get(name);
+    if (dict === undefined) {
+      dict = new LabelDict(name);
+      this.dicts.set(name, dict);
+      this.sortedNames = undefined;
+    }
+    // Bytes that are not valid UTF-8 decode to a name whose bytes differ: such a name is looked up by string each time.
+    if (hashBytes(dict.nameBytes, 0, dict.nameBytes.length) === hash) {
+      const list = candidates ?? [];
+      if (!list.includes(dict)) list.push(dict);
+      if (candidates === undefined) this.dictsByNameHash.set(hash, list);
+    }
+    return dict;
   }
 
   /**
@@ -195,6 +286,11 @@ export class PostingsIndex {
     if (left === 0) {
       this.dicts.delete(name);
       this.sortedNames = undefined;
+      this.recentDicts = [];
+      const hash = hashBytes(dict.nameBytes, 0, dict.nameBytes.length);
+      const candidates = this.dictsByNameHash.get(hash)?.filter((d) => d !== dict);
+      if (candidates === undefined || candidates.length === 0) this.dictsByNameHash.delete(hash);
+      else this.dictsByNameHash.set(hash, candidates);
     }
   }
 
