@@ -71,6 +71,9 @@ export class PendingChunks {
     // a view and went through the iterator protocol per series, and pushes
     // would leave spare capacity on a million small arrays.
     const sorted = this.sorted!;
+    // One chunk (the common case): a literal is made a double array at once,
+    // where filling a new Array(3) makes a second backing store for the doubles.
+    if (to - from === 1) return [sorted[3 * from]!, sorted[3 * from + 1]!, sorted[3 * from + 2]!];
     const out = new Array<number>(3 * (to - from));
     for (let i = 0; i < out.length; i++) out[i] = sorted[3 * from + i]!;
     return out;
