@@ -221,18 +221,6 @@ export function headReserve(n: u32): void {
   if (cap != tableCap) growTable(cap);
 }
 
-/**
- * A free block of `bytes` at the end of what the module has (allocated and
- * freed at once, so later allocations split it), its address answered: the
- * host can have its pages faulted in ahead of a bulk load (headLoadSeries
- * puts each series in one block of SLOT_SIZE + its label bytes).
- */
-export function headSpare(bytes: usize): usize {
-  const p = heap.alloc(bytes);
-  heap.free(p);
-  return p;
-}
-
 /** Removes series `id`: its open chunk, label bytes and slot are freed. */
 export function headDropSeries(id: u32): void {
   const s = headSlot(id);

@@ -8,9 +8,6 @@
  * advise(buffer, advice): madvise over the whole Buffer (advice: one of
  * the constants exported below).
  * pageOutFiles(): MADV_PAGEOUT over the process' read-only file mappings.
- * populate(arrayBuffer, offset, length): a promise that faults the range's
- * pages in, writable, on a libuv thread (MADV_POPULATE_WRITE; contents
- * unchanged): a bulk load into that memory then finds them present.
  * memfd(name): an anonymous memory file (memfd_create), for a shared object
  * that is loaded without being written to disk.
  * c23Shim: true where this build defines glibc 2.38's __isoc23_strtol,
@@ -165,74 +162,6 @@ static napi_value page_out_files(napi_env env, napi_callback_info info) {
   return result;
 }
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-typedef struct {
-  napi_async_work work;
-  napi_deferred deferred;
-  uint8_t *at;
-  size_t length;
-  int error;
-} populate_job;
-
-static void populate_execute(napi_env env, void *data) {
-  (void)env;
-  populate_job *job = data;
-  job->error = madvise(job->at, job->length, MADV_POPULATE_WRITE) == 0 ? 0 : errno;
-}
-
-static void populate_complete(napi_env env, napi_status status, void *data) {
-  populate_job *job = data;
-  napi_value result;
-  if (status == napi_ok && job->error == 0) {
-    napi_create_double(env, (double)job->length, &result);
-    napi_resolve_deferred(env, job->deferred, result);
-  } else {
-    napi_value code, message;
-    int e = job->error != 0 ? job->error : EIO;
-    napi_create_string_utf8(env, errno_name(e), NAPI_AUTO_LENGTH, &code);
-    napi_create_string_utf8(env, strerror(e), NAPI_AUTO_LENGTH, &message);
-    napi_create_error(env, code, message, &result);
-    napi_reject_deferred(env, job->deferred, result);
-  }
-  napi_delete_async_work(env, job->work);
-  free(job);
-}
-
-static napi_value populate(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  void *data;
-  size_t size;
-  double offset, length;
-  if (argc < 3 || napi_get_arraybuffer_info(env, argv[0], &data, &size) != napi_ok
-      || napi_get_value_double(env, argv[1], &offset) != napi_ok || napi_get_value_double(env, argv[2], &length) != napi_ok
-      || offset < 0 || length < 0 || offset + length > (double)size) {
-    napi_throw_type_error(env, NULL, "populate(arrayBuffer, offset, length): a range inside the ArrayBuffer");
-    return NULL;
-  }
-  uintptr_t page = 4096;
-  uintptr_t from = ((uintptr_t)data + (uintptr_t)offset + page - 1) & ~(page - 1);
-  uintptr_t to = ((uintptr_t)data + (uintptr_t)(offset + length)) & ~(page - 1);
-  populate_job *job = calloc(1, sizeof *job);
-  if (job == NULL) return throw_errno(env, "populate", ENOMEM);
-  job->at = (uint8_t *)from;
-  job->length = to > from ? to - from : 0;
-  napi_value promise, name;
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok
-      || napi_create_string_utf8(env, "strata_populate", NAPI_AUTO_LENGTH, &name) != napi_ok
-      || napi_create_async_work(env, NULL, name, populate_execute, populate_complete, job, &job->work) != napi_ok
-      || napi_queue_async_work(env, job->work) != napi_ok) {
-    free(job);
-    napi_throw_error(env, NULL, "strata_mmap: could not queue populate");
-    return NULL;
-  }
-  return promise;
-}
-
 static napi_value memfd(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -304,8 +233,6 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "trim", fn));
   CHECK(env, napi_create_function(env, "pageOutFiles", NAPI_AUTO_LENGTH, page_out_files, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "pageOutFiles", fn));
-  CHECK(env, napi_create_function(env, "populate", NAPI_AUTO_LENGTH, populate, NULL, &fn));
-  CHECK(env, napi_set_named_property(env, exports, "populate", fn));
   CHECK(env, napi_create_function(env, "memfd", NAPI_AUTO_LENGTH, memfd, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "memfd", fn));
   napi_value shim;

@@ -99,9 +99,6 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const started = Date.now();
   const blocks = await BlockSet.open(join(dir, 'blocks'), log, join(dir, QUARANTINE_DIR));
   const floor = blocks.end;
-  // The snapshot first: the module memory its series take is faulted in on another thread while the chunk files are read.
-  const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
-  const prepared = snapshot === undefined ? undefined : head.prepareLoad(snapshot.snap.ids.length, snapshot.snap.labels.length).catch(() => 0);
   const pending = new PendingChunks();
   let inBlocks = 0;
   let maxChunkId = 0;
@@ -117,7 +114,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
     },
   );
   pending.group();
-  await prepared;
+  const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
   if (snapshot !== undefined) restoreFromSnapshot(head, chunks, pending, snapshot, log);
   // The checkpoint's series records are the snapshot's series (one clean close wrote both): not replayed again.
   const skipSeriesOf = snapshot === undefined ? -1 : snapshot.snap.segment - 1;

@@ -11,7 +11,6 @@ interface MmapAddon {
   trim(): boolean;
   pageOutFiles(): number;
   memfd(name: string): number;
-  populate(memory: ArrayBuffer, offset: number, length: number): Promise<number>;
   readonly c23Shim: boolean;
   readonly MADV_DONTNEED: number;
 }
@@ -107,16 +106,4 @@ export function shareC23Functions(): boolean {
   const path = createRequire(import.meta.url).resolve(ADDON_PATH);
   process.dlopen({ exports: {} }, path, constants.dlopen.RTLD_NOW | constants.dlopen.RTLD_GLOBAL);
   return true;
-}
-
-/**
- * Faults in the pages of `memory[offset, offset + length)` (whole pages
- * inside it), writable and unchanged, on a libuv thread
- * (MADV_POPULATE_WRITE, Linux 5.14 and later; the promise rejects with
- * EINVAL before). For memory about to be filled in bulk (WebAssembly
- * memory keeps its address when it grows): the faults are taken off the
- * thread that fills it. Resolves to the bytes populated.
- */
-export function populatePages(memory: ArrayBuffer, offset: number, length: number): Promise<number> {
-  return mmap.populate(memory, offset, length);
 }

@@ -2,7 +2,6 @@ import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
 import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
 import { WasmMemory } from '../wasm/memory.js';
 import { releaseFreePages } from '../wasm/free-pages.js';
-import { populatePages } from '../files/mmap.js';
 import { ENCODING_XOR } from '../chunkenc/encoding.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
@@ -69,9 +68,6 @@ export interface HeadAppendStats {
 export type RejectKey = 'outOfOrder' | 'conflict' | 'tooOld' | 'tooFarInFuture';
 
 const TWO_32 = 4294967296;
-
-/** The most prepareLoad faults in ahead (the module's allocator takes blocks of up to 1 GiB). */
-const MAX_SPARE_BYTES = 512 << 20;
 
 /** Label bytes a loadSeries batch copies into module memory at most (one series may exceed it alone). */
 const LOAD_BATCH_BYTES = 4 << 20;
@@ -356,22 +352,6 @@ export class Head {
    * `labels[offs[i], offs[i + 1])`; ids ascending, none in the head yet.
    * The index is not told: the caller loads it whole. Returns the series.
    */
-  /**
-   * Readies module memory for loadSeries of `n` series with `labelBytes`
-   * bytes of labels: the hash table sized, and a free block as large as
-   * the series will take, its pages faulted in on another thread (the
-   * promise; it rejects where the kernel cannot, and loading works either
-   * way, faulting the pages itself).
-   */
-  prepareLoad(n: number, labelBytes: number): Promise<number> {
-    this.wasm.headReserve(n);
-    // One block a series: its slot and label bytes, a block header, 16-byte alignment.
-    const bytes = Math.min(n * (SLOT.size + 4 + 15) + labelBytes, MAX_SPARE_BYTES);
-    if (n === 0) return Promise.resolve(0);
-    const at = this.wasm.headSpare(bytes);
-    return populatePages(this.wasm.memory.buffer, at, bytes);
-  }
-
   loadSeries(ids: Uint32Array, offs: Uint32Array, labels: Uint8Array): Series[] {
     const n = ids.length;
     const out: Series[] = new Array<Series>(n);

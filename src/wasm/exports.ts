@@ -69,8 +69,6 @@ export interface HeadExports {
   headLoadSeries(ids: number, offs: number, labels: number, n: number, slots: number): void;
   /** Makes room in the series hash table for `n` more series. */
   headReserve(n: number): void;
-  /** A free block of `bytes` at the end of the module's memory (for faulting its pages in ahead of a bulk load); its address. */
-  headSpare(bytes: number): number;
   headDropSeries(id: number): void;
   headAppend(entries: number, n: number, list: number, listLen: number, labels: number, ts: number, vals: number,
     minValidT: bigint, maxValidT: bigint, oooMinT: bigint, walSeg: number, wantWal: number): number;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mapFile, pageOutFileMappings, populatePages, releasePages } from '../../src/files/mmap.js';
+import { mapFile, pageOutFileMappings, releasePages } from '../../src/files/mmap.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'strata-mmap-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,20 +48,4 @@ test('paging out the read-only file mappings covers the node binary\'s code, and
   assert.ok(advised > 0.9 * readOnlyBytes && advised < 1.1 * readOnlyBytes, `advised ${advised} bytes, the read-only file mappings are ${readOnlyBytes}`);
   assert.equal(map.toString(), 'kept in the file');
   assert.equal(JSON.stringify({ still: 'running' }), '{"still":"running"}');
-});
-
-test('populatePages faults in whole pages of a WebAssembly memory without changing them, and refuses a range outside it', async () => {
-  const memory = new WebAssembly.Memory({ initial: 64 });
-  const bytes = new Uint8Array(memory.buffer);
-  bytes[5000] = 42;
-  // Pages wholly inside [100, 100 + 3 MiB): from 4096 up.
-  const populated = await populatePages(memory.buffer, 100, 3 << 20).catch((err: NodeJS.ErrnoException) => {
-    assert.equal(err.code, 'EINVAL', 'only a kernel without MADV_POPULATE_WRITE may refuse');
-    return undefined;
-  });
-  if (populated !== undefined) assert.equal(populated, (((100 + (3 << 20)) >> 12) << 12) - 4096);
-  assert.equal(bytes[5000], 42);
-  assert.equal(bytes[5001], 0);
-  assert.throws(() => populatePages(memory.buffer, 0, memory.buffer.byteLength + 1), /a range inside the ArrayBuffer/);
-  assert.throws(() => populatePages(memory.buffer, -1, 10), TypeError);
 });
