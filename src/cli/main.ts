@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { parseServeArgs, serveHelp } from './serve-options.js';
 import { serve } from './serve.js';
 import { parseSidecarArgs, sidecarHelp } from './sidecar-options.js';
@@ -8,11 +7,11 @@ import { EXIT_STARTUP } from './startup-failure.js';
 import { EXIT_USAGE, UsageError } from '../config/usage-error.js';
 import { ListenError, TlsFileError } from '../http/index.js';
 import { MissingOptionalPackageError } from '../errors/optional-package.js';
+import { PACKAGE_VERSION } from '../config/package-version.js';
 
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-export const help = `Strata ${pkg.version}: a time-series store behind the Thanos Store API.
+export const help = `Strata ${PACKAGE_VERSION}: a time-series store behind the Thanos Store API.
 
 Usage:
   strata serve [flags]   run the server (strata serve --help lists its flags)
@@ -53,7 +52,7 @@ export async function run(args: string[]): Promise<number> {
       return command === undefined ? EXIT_USAGE : 0;
     }
     if (command === '--version' || command === '-v') {
-      console.log(pkg.version);
+      console.log(PACKAGE_VERSION);
       return 0;
     }
     if (command === 'serve') {

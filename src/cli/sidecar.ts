@@ -1,5 +1,4 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadCodec } from '../chunkenc/index.js';
@@ -22,8 +21,8 @@ import { createLogger, type Logger } from './logger.js';
 import { startupFailed } from './startup-failure.js';
 import type { SidecarConfig } from './sidecar-options.js';
 import { stopSignal } from './stop-signal.js';
+import { PACKAGE_VERSION } from '../config/package-version.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /** The blocks directory is listed again this often even when no change was seen. */
 const BLOCKS_REFRESH_MS = 30_000;
@@ -74,7 +73,7 @@ async function runSidecar(config: SidecarConfig, log: Logger): Promise<number> {
       return blocks.readers.length;
     },
   };
-  const metrics = new StrataMetrics({ version: pkg.version, ready: () => state.ready });
+  const metrics = new StrataMetrics({ version: PACKAGE_VERSION, ready: () => state.ready });
   metrics.watchSidecar(state);
   const router = new Router();
   router.add(metricsRoute(metrics));

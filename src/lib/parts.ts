@@ -16,7 +16,6 @@
  * flight finish; then the record store, the shipper, the engine (which
  * flushes its head), the write limits and the pool.
  */
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,8 +38,8 @@ import { ReplayProgress } from '../wal/index.js';
 import type { Stage } from './error-map.js';
 import { asPino } from './logger.js';
 import type { ResolvedOptions } from './resolve-options.js';
+import { PACKAGE_VERSION } from '../config/package-version.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
  * What `strata serve` adds to a start (test hooks and error reporting);
@@ -85,7 +84,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
   }
   threadCodec();
   const readiness = new Readiness();
-  const metrics = new StrataMetrics({ version: pkg.version, ready: () => notReady(readiness) === undefined });
+  const metrics = new StrataMetrics({ version: PACKAGE_VERSION, ready: () => notReady(readiness) === undefined });
   const pool = new CodecPool({ workers: config.workers });
   metrics.watchPool(pool);
   const limits = startWriteLimits({ ...config.writeLimits, tenantLabel: config.tenantLabelName }, log);

@@ -3,14 +3,13 @@
  * table and the very TypeBox schemas the input validation runs. A schema
  * with an `$id` becomes a component referenced by `$ref`.
  */
-import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDoc, RouteSpec } from '../route.js';
+import { PACKAGE_VERSION } from '../../config/package-version.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** `/discussions/:id` as OpenAPI writes it: `/discussions/{id}`. */
 export function openApiPath(pattern: string): string {
@@ -91,7 +90,7 @@ export function openApiDocument(routes: readonly RouteSpec[]): JsonObject {
     openapi: '3.1.0',
     info: {
       title: 'Strata HTTP API',
-      version,
+      version: PACKAGE_VERSION,
       description:
         'JSON resources of Strata. Errors are application/problem+json (RFC 9457). Input keys match without regard to case; ' +
         'unknown and read-only keys are ignored. Bodies are at most 1 MiB. A 2xx answer to a write means it is on disk.',
