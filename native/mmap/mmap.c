@@ -192,22 +192,23 @@ static int binary_prefix(const char *s, int base, const char **digits) {
   return 1;
 }
 
+static int negative(const char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  return *s == '-';
+}
+
 __attribute__((visibility("default"))) long __isoc23_strtol(const char *s, char **end, int base) {
   const char *digits;
   if (!binary_prefix(s, base, &digits)) return strtol(s, end, base);
   long magnitude = strtol(digits, end, 2);
-  const char *p = s;
-  while (isspace((unsigned char)*p)) p++;
-  return *p == '-' ? -magnitude : magnitude;
+  return negative(s) ? -magnitude : magnitude;
 }
 
 __attribute__((visibility("default"))) unsigned long __isoc23_strtoul(const char *s, char **end, int base) {
   const char *digits;
   if (!binary_prefix(s, base, &digits)) return strtoul(s, end, base);
   unsigned long magnitude = strtoul(digits, end, 2);
-  const char *p = s;
-  while (isspace((unsigned char)*p)) p++;
-  return *p == '-' ? -magnitude : magnitude;
+  return negative(s) ? -magnitude : magnitude;
 }
 
 // Without C23's %b conversion and "0b" for %i: the callers this serves

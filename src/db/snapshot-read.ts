@@ -1,5 +1,4 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
-import { mapFile } from '../files/mmap.js';
+import { mapWholeFile } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
 import {
   META_WORDS, SECTION_HEADER_BYTES, SECTION_META, SECTION_POSTINGS, SECTION_SERIES, SNAPSHOT_HEADER_BYTES, SNAPSHOT_MAGIC,
@@ -45,7 +44,8 @@ export function snapshotUnusable(path: string, reason: string): Error {
  * and nothing else.
  */
 export function readHeadSnapshot(path: string): HeadSnapshot {
-  const buf = mapWhole(path);
+  // Mapped, not read: no copy into the heap (a snapshot of 1M series is about 180 MB).
+  const buf = mapWholeFile(path);
   const bad = (reason: string): Error => snapshotUnusable(path, reason);
   if (buf.length < SNAPSHOT_HEADER_BYTES || buf.readUInt32BE(0) !== SNAPSHOT_MAGIC) throw bad('not a head snapshot (bad magic number)');
   if (buf[4] !== SNAPSHOT_VERSION) throw bad(`format version ${buf[4]}, this build reads ${SNAPSHOT_VERSION}`);
@@ -84,16 +84,6 @@ export function readHeadSnapshot(path: string): HeadSnapshot {
   checkSeries(snap, bad);
   checkPostings(postings, values, bad);
   return snap;
-}
-
-/** The file mapped whole (no copy into the heap: a snapshot of 1M series is about 180 MB). */
-function mapWhole(path: string): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    return mapFile(fd, fstatSync(fd).size);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function checkSeries(s: HeadSnapshot, bad: (reason: string) => Error): void {

@@ -2,6 +2,7 @@
  * Memory maps through Strata's own Node-API addon (native/mmap: ABI-stable,
  * so one build serves Node 20, 22 and 24), built by `npm install`.
  */
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import { createRequire } from 'node:module';
 
@@ -44,6 +45,16 @@ const mmap = load();
  */
 export function mapFile(fd: number, size: number): Buffer {
   return mmap.map(fd, size);
+}
+
+/** The whole file at `path`, mapped read-only as mapFile maps; its descriptor is closed again. */
+export function mapWholeFile(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    return mapFile(fd, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

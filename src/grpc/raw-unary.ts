@@ -19,21 +19,13 @@
  * Relies on one grpc-js internal, `http2Servers` (as flow-control.ts does),
  * and on grpc-js listening for 'stream' on them.
  */
-import type * as grpc from '@grpc/grpc-js';
+import { status as Status, type Server } from '@grpc/grpc-js';
 import { constants as h2, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { gunzip } from 'node:zlib';
 import { framedMessage, type MessageBytes } from './message-bytes.js';
 import { callTimer, type OnCall } from './telemetry.js';
 import { SNAPPY_ENCODING } from './snappy.js';
 import { bodyBytes } from '../pool/spare-buffers.js';
-
-/** gRPC status codes used here (grpc-js' Status enum, without importing its runtime). */
-const OK = 0;
-const CANCELLED = 1;
-const DEADLINE_EXCEEDED = 4;
-const RESOURCE_EXHAUSTED = 8;
-const UNIMPLEMENTED = 12;
-const INTERNAL = 13;
 
 /** A status to answer with: code and text, as grpc-js' StatusObject. */
 export interface CallStatus {
@@ -68,7 +60,7 @@ const PREFIX = 5;
  * grpc-js' own listener as before. Returns what this grpc-js lacks (then
  * nothing was changed and grpc-js serves the method).
  */
-export function takeUnaryStreams(server: grpc.Server, method: RawUnaryMethod): string[] {
+export function takeUnaryStreams(server: Server, method: RawUnaryMethod): string[] {
   const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
   if (!(servers instanceof Map)) return ['Server.http2Servers'];
   const bound = [...servers.keys()] as Http2Server[];
@@ -108,7 +100,7 @@ const RESPONSE_HEADERS = {
   [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
 };
 const OK_HEADERS = { ...RESPONSE_HEADERS, 'grpc-accept-encoding': 'identity,deflate,gzip', 'grpc-encoding': 'identity' };
-const OK_TRAILERS = { 'grpc-status': String(OK), 'grpc-message': 'OK' };
+const OK_TRAILERS = { 'grpc-status': String(Status.OK), 'grpc-message': 'OK' };
 /** The empty response message (a WriteResponse has no fields), framed. */
 const EMPTY_FRAME = Buffer.alloc(PREFIX);
 
@@ -132,9 +124,9 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
   };
   // A reset stream may raise an error; its 'close' follows and says the rest.
   stream.on('error', () => {});
-  stream.once('close', () => finish(CANCELLED));
+  stream.once('close', () => finish(Status.CANCELLED));
   const timeout = headers['grpc-timeout'];
-  if (typeof timeout === 'string') timer = setTimeout(() => fail({ code: DEADLINE_EXCEEDED, details: 'Deadline exceeded' }), timeoutMs(timeout));
+  if (typeof timeout === 'string') timer = setTimeout(() => fail({ code: Status.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }), timeoutMs(timeout));
 
   const reader = new MessageReader(method.maxRecvBytes, method.path);
   stream.on('data', (chunk: Buffer) => {
@@ -149,12 +141,12 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
     if (answered || stream.aborted || stream.closed || stream.destroyed) return;
     const message = reader.message();
     if (message === undefined) {
-      fail({ code: UNIMPLEMENTED, details: `Received no request message for server streaming method ${method.path}` });
+      fail({ code: Status.UNIMPLEMENTED, details: `Received no request message for server streaming method ${method.path}` });
       return;
     }
     const encoding = message.compressed ? (headers['grpc-encoding'] as string | undefined) ?? 'identity' : 'identity';
     decoded(message.bytes, encoding, method.maxRecvBytes).then((bytes) => method.handle(bytes)).then(() => {
-      if (!finish(OK)) return;
+      if (!finish(Status.OK)) return;
       stream.respond(OK_HEADERS, { waitForTrailers: true });
       stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
       stream.end(EMPTY_FRAME);
@@ -164,7 +156,7 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
 
 /** A status made here (decoding), not an error of the handler. */
 const ours = new WeakSet<object>();
-const status = (code: number, details: string): CallStatus => {
+const ownStatus = (code: number, details: string): CallStatus => {
   const s = { code, details };
   ours.add(s);
   return s;
@@ -179,8 +171,8 @@ function decoded(bytes: Buffer, encoding: string, maxRecvBytes: number): Promise
     gunzip(bytes, maxRecvBytes < 0 ? {} : { maxOutputLength: Math.max(1, maxRecvBytes) }, (err, out) => {
       if (err === null) resolve({ bytes: out, size: out.byteLength });
       else if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        reject(status(RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${maxRecvBytes}`));
-      } else reject(status(INTERNAL, 'Failed to decompress message'));
+        reject(ownStatus(Status.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${maxRecvBytes}`));
+      } else reject(ownStatus(Status.INTERNAL, 'Failed to decompress message'));
     });
   });
 }
@@ -210,8 +202,8 @@ class MessageReader {
         at += n;
         if (this.prefixAt < PREFIX) return undefined;
         const size = this.prefix.readUInt32BE(1);
-        if (this.maxBytes !== -1 && size > this.maxBytes) return { code: RESOURCE_EXHAUSTED, details: `Received message larger than max (${size} vs ${this.maxBytes})` };
-        if (this.whole !== undefined) return { code: UNIMPLEMENTED, details: `Received a second request message for server streaming method ${this.path}` };
+        if (this.maxBytes !== -1 && size > this.maxBytes) return { code: Status.RESOURCE_EXHAUSTED, details: `Received message larger than max (${size} vs ${this.maxBytes})` };
+        if (this.whole !== undefined) return { code: Status.UNIMPLEMENTED, details: `Received a second request message for server streaming method ${this.path}` };
         this.body = bodyBytes(size);
         this.bodyAt = 0;
       }

@@ -82,7 +82,7 @@ function loadError(binary: string, why: string, cause: unknown): UwsLoadError {
   return new UwsLoadError(
     `uWebSockets.js: the native binary ${binary} does not load on ${process.platform}/${process.arch} ` +
       `with Node ${process.versions.node} (ABI ${process.versions.modules}, glibc ${glibc()}); Strata needs ` +
-      `Node 20, 22 or 24 on glibc 2.27 or later: ${why}`,
+      `Node 20 or 22 on glibc 2.27 or later, or Node 24 on glibc 2.36 or later: ${why}`,
     { cause },
   );
 }

@@ -25,8 +25,9 @@ export class LabelDict {
   /** Open addressing over the values' UTF-8 bytes: value number, or -1 for an empty slot (findBytes). */
   private slots = new Int32Array(16).fill(-1);
   private hashes = new Int32Array(8);
-  /** The name's UTF-8 bytes, for finding the dictionary by bytes (PostingsIndex.addBytes). */
+  /** The name's UTF-8 bytes and their hashBytes(), for finding the dictionary by bytes (PostingsIndex.addBytes). */
   readonly nameBytes: Uint8Array;
+  readonly nameHash: number;
 
   /** Whether any value holds a surrogate: only then does UTF-16 order differ from UTF-8 byte order. */
   get hasSurrogates(): boolean {
@@ -35,6 +36,7 @@ export class LabelDict {
 
   constructor(readonly name: string) {
     this.nameBytes = encoder.encode(name);
+    this.nameHash = hashBytes(this.nameBytes, 0, this.nameBytes.length);
   }
 
   /** Number of distinct values. */
@@ -196,7 +198,7 @@ export const FNV_OFFSET = 0x811c9dc5 | 0;
 export const FNV_PRIME = 16777619;
 
 /** FNV-1a (32 bits) of `bytes[from, to)`: the key of LabelDict's byte table. */
-export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let h = FNV_OFFSET;
   for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
   return h;

@@ -1,5 +1,5 @@
 import { compareUtf8, hasSurrogate } from '../encoding/utf8.js';
-import { FNV_OFFSET, FNV_PRIME, hashBytes, LabelDict } from './label-dict.js';
+import { FNV_OFFSET, FNV_PRIME, LabelDict } from './label-dict.js';
 import { DeletedIds, PostingsLists } from './postings-lists.js';
 import { selectPostings, type IndexReader } from './select.js';
 import { PostingsAlgebra } from './set-ops.js';
@@ -68,9 +68,7 @@ export class PostingsIndex {
    * value.
    */
   add(id: number, labels: string[]): void {
-    if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
-      throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
-    }
+    this.checkNextId(id);
     if (labels.length % 2 !== 0) throw new RangeError(`labels of series ${id} are not name/value pairs`);
     this.lastId = id;
     for (let i = 0; i < labels.length; i += 2) {
@@ -100,9 +98,7 @@ export class PostingsIndex {
    * labels.
    */
   addBytes(id: number, bytes: Uint8Array, from: number, to: number): void {
-    if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
-      throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
-    }
+    this.checkNextId(id);
     const recent = this.recentDicts;
     let at = from;
     for (let k = 0; at < to; k++) {
@@ -151,6 +147,12 @@ export class PostingsIndex {
     this.lists.append(this.allList, id);
   }
 
+  private checkNextId(id: number): void {
+    if (!(id > this.lastId && id <= 0xffffffff && Number.isInteger(id))) {
+      throw new RangeError(`series id ${id} must be a u32 greater than the last one added (${this.lastId})`);
+    }
+  }
+
   /** The dictionary of the name whose UTF-8 bytes are `bytes[from, to)`, made when new. */
   private dictOfBytes(bytes: Uint8Array, from: number, to: number, hash: number): LabelDict {
     const candidates = this.dictsByNameHash.get(hash);
@@ -160,7 +162,7 @@ export class PostingsIndex {
         if (nb.length !== to - from) continue;
         let k = 0;
         while (k < nb.length && nb[k] === bytes[from + k]) k++;
-        if (k === nb.length && this.dicts.get(dict.name) === dict) return dict;
+        if (k === nb.length) return dict;
       }
     }
     const name = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
@@ -171,10 +173,9 @@ export class PostingsIndex {
       this.sortedNames = undefined;
     }
     // Bytes that are not valid UTF-8 decode to a name whose bytes differ: such a name is looked up by string each time.
-    if (hashBytes(dict.nameBytes, 0, dict.nameBytes.length) === hash) {
-      const list = candidates ?? [];
-      if (!list.includes(dict)) list.push(dict);
-      if (candidates === undefined) this.dictsByNameHash.set(hash, list);
+    if (dict.nameHash === hash) {
+      if (candidates === undefined) this.dictsByNameHash.set(hash, [dict]);
+      else candidates.push(dict);
     }
     return dict;
   }
@@ -287,10 +288,9 @@ export class PostingsIndex {
       this.dicts.delete(name);
       this.sortedNames = undefined;
       this.recentDicts = [];
-      const hash = hashBytes(dict.nameBytes, 0, dict.nameBytes.length);
-      const candidates = this.dictsByNameHash.get(hash)?.filter((d) => d !== dict);
-      if (candidates === undefined || candidates.length === 0) this.dictsByNameHash.delete(hash);
-      else this.dictsByNameHash.set(hash, candidates);
+      const candidates = this.dictsByNameHash.get(dict.nameHash)?.filter((d) => d !== dict);
+      if (candidates === undefined || candidates.length === 0) this.dictsByNameHash.delete(dict.nameHash);
+      else this.dictsByNameHash.set(dict.nameHash, candidates);
     }
   }
 
