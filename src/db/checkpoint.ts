@@ -79,7 +79,8 @@ function* exemplarRecords(head: Head, exemplars: ExemplarStore): IterableIterato
 async function* oooRecords(head: Head): AsyncIterableIterator<{ type: number; payload: Uint8Array }> {
   const w = new SamplesRecordWriter();
   for (const id of head.ooo.ids()) {
-    const cols = head.ooo.columns(id);
+    // A view, read before the pause below: no copy.
+    const cols = head.ooo.view(id);
     for (let i = 0; i < cols.n; i++) w.add(id, cols.t[i]!, cols.v[2 * i]!, cols.v[2 * i + 1]!);
     if (w.samples >= CHECKPOINT_OOO_SAMPLES_PER_RECORD) {
       yield { type: RECORD_OOO_SAMPLES, payload: Buffer.from(w.payload()) };

@@ -23,6 +23,13 @@ export function compareUtf8(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Whether two flat label sets ([name, value, ...]) are the same, string for string. */
+export function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Orders label sets ([name, value, ...]) as Prometheus' labels.Compare: pairwise by name, then value, by UTF-8 bytes; a prefix first. */
 export function compareLabels(a: readonly string[], b: readonly string[]): number {
   const i = firstDifference(a, b);

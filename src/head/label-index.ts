@@ -6,11 +6,9 @@ import type { LabelMatcher } from '../index/types.js';
  */
 export interface LabelIndex {
   /**
-   * Adds a series; ids come in ascending order. Labels flattened [name,
-   * value, ...]; the index replaces each string with its own shared copy.
+   * Adds a series from its canonical label bytes (`bytes[from, to)`, each
+   * name and value ended by 0xFF); ids come in ascending order.
    */
-  add(id: number, labels: string[]): void;
-  /** add() from canonical label bytes (`bytes[from, to)`, each name and value ended by 0xFF). */
   addBytes(id: number, bytes: Uint8Array, from: number, to: number): void;
   /** Replaces each name and value of `labels` the index holds with its own shared copy. */
   share(labels: string[]): void;

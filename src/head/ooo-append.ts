@@ -23,6 +23,7 @@ import { MatchType, type LabelMatcher } from '../index/types.js';
 import { ByteArena } from '../query/byte-arena.js';
 import type { SeriesReader } from '../query/types.js';
 import type { SamplesRecordWriter } from '../record/ooo-records.js';
+import { sameLabels } from '../encoding/utf8.js';
 
 const TWO_32 = 4294967296;
 
@@ -147,10 +148,4 @@ function exactly(labels: readonly string[]): LabelMatcher[] {
   const out: LabelMatcher[] = [];
   for (let i = 0; i < labels.length; i += 2) out.push({ type: MatchType.EQ, name: labels[i]!, value: labels[i + 1]! });
   return out;
-}
-
-function sameLabels(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

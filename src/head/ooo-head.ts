@@ -15,9 +15,9 @@
  * window bounds a series' samples, so the move stays short; a sender
  * catching up in time order appends at the end and moves nothing.
  *
- * Readers get chunks of up to 32 samples (Prometheus' out_of_order_cap_max),
- * cut when read, or the columns themselves (head-reader.ts merges them
- * with the in-order chunks directly).
+ * Readers get the columns themselves (view: head-reader.ts merges them
+ * with the in-order chunks, merge-columns.ts), or chunks encoded from them
+ * when read (encodeChunks, up to 120 samples a chunk).
  *
  * One writer (the engine's thread); what readers get is encoded bytes or
  * views that are valid until the next change (use them at once).

@@ -3,15 +3,12 @@ import * as https from 'node:https';
 import { compressSync } from 'snappy';
 import { ReadRequest, ReadRequest_ResponseType } from '../gen/prometheus/remote.js';
 import type { LabelMatcher } from '../index/types.js';
-import type { StoredChunk } from '../query/types.js';
 import { decodeChunkedReadResponse, LabelMemo, type DecodedSeries } from './chunked-read-decode.js';
 import { FrameSplitter, type FrameFault } from './remote-read-frames.js';
+import { sameLabels } from '../encoding/utf8.js';
 
 /** One series of a STREAMED_XOR_CHUNKS answer: labels flat, sorted, and its chunks as Prometheus stored them. */
-export interface StreamedSeries {
-  labels: string[];
-  chunks: StoredChunk[];
-}
+export type StreamedSeries = DecodedSeries;
 
 /** What a remote read answered: its series, and whether any label holds a character outside the BMP (a UTF-8 lead byte 0xF0 or above). */
 export interface RemoteReadAnswer {
@@ -150,10 +147,4 @@ class AnswerBuilder {
   private fault(fault: FrameFault, bytes: number): never {
     throw remoteReadError(this.url, fault === 'frame past the limit' ? `a frame of ${bytes} bytes is past the limit` : fault);
   }
-}
-
-function sameLabels(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -78,9 +78,15 @@ describe('remote read frames', () => {
   });
 
   it('hands on chunk bytes of a whole frame as views of its piece, not copies', () => {
-    const piece = Buffer.from(stream);
+    // A buffer of its own (a small Buffer.from shares Node's pool with any copy).
+    const piece = Buffer.from(new Uint8Array(stream));
     const got = readAll([piece]);
-    assert.equal(got.series[0]!.chunks[0]!.data.buffer, piece.buffer);
+    const data = got.series[0]!.chunks[0]!.data;
+    assert.equal(data.buffer, piece.buffer);
+    // A view sees a change to the piece; a copy would not.
+    const at = data.byteOffset - piece.byteOffset;
+    piece[at] = piece[at]! ^ 0xff;
+    assert.equal(data[0], piece[at]);
   });
 
   it('says no surrogates when no label holds a character outside the BMP', () => {

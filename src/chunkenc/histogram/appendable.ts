@@ -79,8 +79,8 @@ function sameSpans(a: readonly Span[], b: readonly Span[]): boolean {
   return true;
 }
 
-/** Whether any bucket of the same layout dropped (counterResetInAnyBucket for equal spans). */
-function dropped(old: readonly number[], now: readonly number[], deltas: boolean): boolean {
+/** Whether any bucket of the same layout dropped (counterResetInAnyBucket for equal spans); `deltas`: counts as deltas, accumulated. */
+export function dropped(old: readonly number[], now: ArrayLike<number>, deltas: boolean): boolean {
   let o = 0;
   let n = 0;
   for (let i = 0; i < old.length; i++) {

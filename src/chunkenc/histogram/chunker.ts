@@ -1,5 +1,5 @@
 import { ENCODING_FLOAT_HISTOGRAM, ENCODING_HISTOGRAM, type HistogramEncoding } from '../encoding.js';
-import { appendable, appendableGauge, type AppenderState, type LastSample } from './appendable.js';
+import { appendable, appendableGauge, dropped, type AppenderState, type LastSample } from './appendable.js';
 import { checkHistogram, isStaleNaN, layoutOf, type ChunkLayout } from './check.js';
 import {
   HEADER_GAUGE, HEADER_NOT_RESET, HEADER_RESET, HEADER_UNKNOWN,
@@ -108,24 +108,6 @@ function lastOf(h: Histogram | FloatHistogram): LastSample {
   };
 }
 
-/** Whether any bucket dropped, deltas accumulated (appendable's `dropped` for a packed sample of the same layout). */
-function droppedPacked(old: readonly number[], now: Float64Array): boolean {
-  let o = 0;
-  let n = 0;
-  for (let i = 0; i < old.length; i++) {
-    o += old[i]!;
-    n += now[i]!;
-    if (n < o) return true;
-  }
-  return false;
-}
-
-/** As droppedPacked for absolute counts (float histograms). */
-function droppedPackedAbsolute(old: readonly number[], now: Float64Array): boolean {
-  for (let i = 0; i < old.length; i++) if (now[i]! < old[i]!) return true;
-  return false;
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -218,9 +200,7 @@ export class HistogramChunker {
     if (p.count < last.count || p.zeroCount < last.zeroCount) return undefined;
     if (!sameSpansPacked(layout.positiveSpans, p.posSpans, p.nPosSpans) || !sameSpansPacked(layout.negativeSpans, p.negSpans, p.nNegSpans)) return undefined;
     if (p.nPos !== last.positiveBuckets.length || p.nNeg !== last.negativeBuckets.length) return undefined;
-    if (p.float
-      ? droppedPackedAbsolute(last.positiveBuckets, p.pos) || droppedPackedAbsolute(last.negativeBuckets, p.neg)
-      : droppedPacked(last.positiveBuckets, p.pos) || droppedPacked(last.negativeBuckets, p.neg)) return undefined;
+    if (dropped(last.positiveBuckets, p.pos, !p.float) || dropped(last.negativeBuckets, p.neg, !p.float)) return undefined;
     // The appender checks the spans against the layout (and everything else checkSample would).
     if (c.app.appendPacked === undefined || !c.app.appendPacked(t, p)) return undefined;
     this.nextAt = nextAt;
