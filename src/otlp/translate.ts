@@ -11,8 +11,7 @@ import { goFloatFixed } from './any-value.js';
 import { NameMemo } from './name-memo.js';
 import { familyLabels, keepLabels, type FamilyLabels } from './label-cache.js';
 import { readAttributes } from './proto-reader.js';
-// A TimeSeries' labels are the same repeated Label fields as a Store API Series'.
-import { encodeLabels } from '../store/series-frames.js';
+import { encodeLabels } from './write-request.js';
 import { nativeHistogram } from './exp-histogram.js';
 import type { Attribute, Exemplar, Metric, MetricsRequest, MetricsVisitor, Scope } from './model.js';
 import { NO_RECORDED_VALUE, TEMPORALITY, visitRequest } from './model.js';

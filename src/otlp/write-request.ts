@@ -195,6 +195,15 @@ function histogram(o: Out, h: OutHistogram): void {
   o.end(at);
 }
 
+/** A label set as the repeated Label fields of a TimeSeries (for label-cache.ts). */
+export function encodeLabels(flat: string[]): Uint8Array {
+  const o = labelScratch;
+  o.pos = 0;
+  labels(o, flat);
+  return o.buf.slice(0, o.pos);
+}
+/** Where encodeLabels writes before copying out (grown as needed, kept). */
+const labelScratch = new Out(new Uint8Array(1024));
 
 function series(o: Out, s: OutSeries): void {
   const at = o.begin(1);
