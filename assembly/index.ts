@@ -26,7 +26,7 @@ export { xxh64, hashEntries } from './xxhash';
 export {
   KEY_SIZE as SERIES_KEY_SIZE, K_START as SERIES_KEY_START, K_END as SERIES_KEY_END, K_LABELS as SERIES_KEY_LABELS_END,
   K_FLAGS as SERIES_KEY_FLAGS, K_A as SERIES_KEY_A, K_B as SERIES_KEY_B, KEYED,
-  seriesKeys,
+  seriesKeys, keyBytes,
 } from './series-keys';
 // A series slot starts with the XOR appender's state: its fields are the slot's first.
 export {

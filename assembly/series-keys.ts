@@ -121,3 +121,17 @@ function series(start: usize, stop: usize, rec: usize, seedA: u64, seedB: u64): 
   store<u64>(rec + K_B, keyed ? xxh64(start, n, seedB) : 0);
   return true;
 }
+
+/**
+ * The 128-bit key of `len` bytes at `ptr` under the two u64 seeds at
+ * `seeds`: xxh64 with each, the two u64 written at `out` (which may be
+ * `seeds`). Keys a series made from other bytes than its labels (an
+ * OTLP point's attributes: src/ingest/parse/otlp-batch.ts), and chains:
+ * a key used as the seeds of the next.
+ */
+export function keyBytes(ptr: usize, len: u32, seeds: usize, out: usize): void {
+  const a = xxh64(ptr, len, load<u64>(seeds));
+  const b = xxh64(ptr, len, load<u64>(seeds + 8));
+  store<u64>(out, a);
+  store<u64>(out + 8, b);
+}

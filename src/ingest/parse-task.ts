@@ -13,7 +13,8 @@ import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
 import { decodeSnappyFramed } from '../encoding/snappy-framed.js';
-import { otlpToWriteRequest, OtlpTooLargeError, type OtlpBody } from '../otlp/otlp-body.js';
+import { OtlpTooLargeError, type OtlpBody } from '../otlp/otlp-body.js';
+import { parseOtlpRequest } from './parse/otlp-batch.js';
 
 /** A remote-write request to parse (parse-write.ts). */
 interface ParseWriteMessage {
@@ -26,7 +27,7 @@ interface ParseWriteMessage {
    * up to this many bytes.
    */
   snappy?: { maxDecodedBytes: number; framed?: true };
-  /** The bytes are an OTLP metrics body (src/otlp), translated to a 1.0 WriteRequest first. */
+  /** The bytes are an OTLP metrics body (src/otlp), parsed by parse/otlp-batch.ts. */
   otlp?: OtlpBody;
   /** The series cache's table (series-table.ts), shared: known series are sent by ref. */
   cache?: SharedArrayBuffer;
@@ -152,37 +153,22 @@ function parseWrite(message: ParseWriteMessage): unknown {
   return answer;
 }
 
-/** An OTLP body as WriteRequest bytes, or the answer refusing it. */
-function fromOtlp(bytes: Uint8Array, otlp: OtlpBody): { bytes: Uint8Array; refused: ParsedWrite['otlp'] } | ParseWriteAnswer {
-  try {
-    return otlpToWriteRequest(bytes, otlp);
-  } catch (err) {
-    if (err instanceof OtlpTooLargeError) return { ok: false, snappy: 'resource-exhausted', message: err.message };
-    if (err instanceof MalformedRequestError) return { ok: false, offset: err.offset, detail: err.detail };
-    throw err;
-  }
-}
-
 function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: ParseWriteMessage, large: { found: boolean }): unknown {
-  let refusedOtlp: ParsedWrite['otlp'];
-  let bytes: Uint8Array | ParseWriteAnswer;
-  if (otlp !== undefined) {
-    const translated = fromOtlp(body, otlp);
-    if (!('bytes' in translated)) return refused(translated, body, spare);
-    bytes = translated.bytes;
-    refusedOtlp = translated.refused;
-  } else {
+  let bytes: Uint8Array | ParseWriteAnswer = body;
+  if (otlp === undefined) {
     bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
+    if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
   }
-  if (bytes instanceof Uint8Array && bytes.byteLength > SPARE_MAX_BYTES) large.found = true;
-  if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
+  if (bytes.byteLength > SPARE_MAX_BYTES) large.found = true;
   let answer: ParseWriteAnswer & { ok: true };
   try {
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
-    answer = { ok: true, parsed: parseWriteRequest(bytes, opts, threadCodec().wasm, cache, spare) };
-    if (refusedOtlp !== undefined) answer.parsed.otlp = refusedOtlp;
+    const wasm = threadCodec().wasm;
+    const parsed = otlp === undefined ? parseWriteRequest(bytes, opts, wasm, cache, spare) : parseOtlpRequest(bytes, otlp, opts, wasm, cache, spare);
+    answer = { ok: true, parsed };
   } catch (err) {
+    if (err instanceof OtlpTooLargeError) return refused({ ok: false, snappy: 'resource-exhausted', message: err.message }, body, spare);
     if (!(err instanceof MalformedRequestError)) throw err;
     return refused({ ok: false, offset: err.offset, detail: err.detail }, body, spare);
   }

@@ -12,7 +12,8 @@
  * series); the seeds are secret and change with every table, so a writer
  * cannot aim at another series' key.
  *
- * Refs must name live series. When the head drops series (retention, WAL
+ * A table that fills up grows with the same seeds and keys (nothing is
+ * learned again). Refs must name live series. When the head drops series (retention, WAL
  * truncation) the table is replaced by an empty one; writes parsed before
  * that may still carry refs of dropped series, so the dropped series'
  * label bytes are kept (the graveyard) until every such write is done, and
@@ -22,8 +23,8 @@
 import { viewAppendBatch } from '../record/append-batch.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { Head } from '../head/head.js';
-import { KEY_RECORD_WORDS } from './parse/parse-write.js';
-import { insertRef, newSeriesTable, tableBytes } from './series-table.js';
+import { KEY_RECORD_WORDS } from './parse/batch-parse.js';
+import { grownSeriesTable, insertRef, newSeriesTable, tableBytes } from './series-table.js';
 
 const MIN_SLOTS = 1 << 16;
 /** The most slots a table grows to (84 MB): beyond about 3 million series, new series are not learned. */
@@ -35,6 +36,8 @@ export interface CacheTicket {
   /** The table the write's worker reads. */
   readonly table: SharedArrayBuffer;
   readonly seq: number;
+  /** The seeds' generation (replace() starts a new one; grow() keeps it). */
+  readonly seeds: number;
 }
 
 export class SeriesCache {
@@ -43,6 +46,7 @@ export class SeriesCache {
   private slots: number;
   private count = 0;
   private seq = 0;
+  private seeds = 0;
   private inflight = 0;
   /** The last write dispatched before the last drop. */
   private dropSeq = 0;
@@ -83,7 +87,7 @@ export class SeriesCache {
   /** Starts a write: the table to give its worker. Pair with end(). */
   begin(): CacheTicket {
     this.inflight++;
-    return { table: this.table, seq: ++this.seq };
+    return { table: this.table, seq: ++this.seq, seeds: this.seeds };
   }
 
   /** Ends a write begun with begin(), whatever became of it. */
@@ -144,14 +148,14 @@ export class SeriesCache {
   learn(t: CacheTicket, keys: ArrayBuffer, ids: Uint32Array): void {
     const k = new Int32Array(keys);
     this.misses += k.length / KEY_RECORD_WORDS;
-    if (t.table !== this.table) return;
+    // Keys made with other seeds: nothing to learn (a grown table keeps its seeds).
+    if (t.seeds !== this.seeds) return;
     for (let at = 0; at + KEY_RECORD_WORDS <= k.length; at += KEY_RECORD_WORDS) {
       const ref = ids[k[at]!]!;
       if (ref === 0) continue;
       if ((this.count + 1) > this.slots * LOAD) {
         if (this.slots >= MAX_SLOTS) return;
-        this.replace(this.slots * 2);
-        return;
+        this.grow();
       }
       if (insertRef(this.words, k[at + 1]!, k[at + 2]!, k[at + 3]!, k[at + 4]!, ref)) this.count++;
     }
@@ -174,11 +178,22 @@ export class SeriesCache {
     this.pendingOld = this.inflight;
   }
 
+  /**
+   * Twice the slots, the same seeds and keys: writes begun from now on
+   * read it, and find every series learned so far.
+   */
+  private grow(): void {
+    this.slots *= 2;
+    this.table = grownSeriesTable(this.table, this.slots);
+    this.words = new Int32Array(this.table);
+  }
+
   /** An empty table of `slots` slots, new seeds: writes begun from now on read it. */
   private replace(slots: number): void {
     this.slots = slots;
     this.table = newSeriesTable(slots);
     this.words = new Int32Array(this.table);
     this.count = 0;
+    this.seeds++;
   }
 }

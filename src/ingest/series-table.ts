@@ -80,6 +80,25 @@ export function insertRef(words: Int32Array, aLo: number, aHi: number, bLo: numb
   }
 }
 
+/**
+ * A table of `capacity` slots (a power of two, at least the old one's)
+ * with the old table's seeds and every key -> ref it holds: its keys stay
+ * valid, so a table that grows forgets nothing. The writer's thread only.
+ */
+export function grownSeriesTable(old: SharedArrayBuffer, capacity: number): SharedArrayBuffer {
+  const from = new Int32Array(old);
+  if (capacity < from[0]!) throw new RangeError(`series table cannot shrink from ${from[0]} to ${capacity} slots`);
+  const sab = newSeriesTable(capacity);
+  const to = new Int32Array(sab);
+  to.set(from.subarray(1, 5), 1);
+  const end = HEADER_WORDS + from[0]! * SLOT_WORDS;
+  for (let s = HEADER_WORDS; s < end; s += SLOT_WORDS) {
+    const ref = from[s + REF]!;
+    if (ref !== 0) insertRef(to, from[s]!, from[s + 1]!, from[s + 2]!, from[s + 3]!, ref);
+  }
+  return sab;
+}
+
 /** Bytes a table of `capacity` slots takes. */
 export function tableBytes(capacity: number): number {
   return (HEADER_WORDS + capacity * SLOT_WORDS) * 4;

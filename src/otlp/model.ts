@@ -28,14 +28,17 @@ export interface Exemplar {
 }
 
 interface PointBase {
-  /** Empty, not yet read, while `attributeBytes` is set. */
+  /** Empty, not yet read, while `attributesAt` is set. */
   attributes: Attribute[];
   /**
-   * A protobuf point's attribute fields as sent, one run of bytes as a
-   * latin1 string (a key for label-cache.ts); read with readAttributes()
-   * (proto-reader.ts) when needed. Number points only.
+   * A protobuf point's attribute fields as sent, one run of bytes at
+   * [attributesAt, attributesEnd) of the body: with the resource and the
+   * metric they make its labels, so a series already known is found by
+   * them (SeriesSink.known); read with readAttributes() (proto-reader.ts)
+   * when needed. Number points only.
    */
-  attributeBytes?: string;
+  attributesAt?: number;
+  attributesEnd?: number;
   timeMs: number;
   flags: number;
   exemplars: Exemplar[];

@@ -264,14 +264,15 @@ function exemplar(f: Fields): Exemplar {
 }
 
 /**
- * The attributes of a number point in the bytes `run` (a latin1 string of
- * its attribute fields, NumberPoint.attributeBytes).
+ * The attributes of a number point: its attribute fields at [from, to)
+ * of `body` (NumberPoint.attributesAt, attributesEnd).
  *
- * @throws MalformedRequestError (offsets within the run) for a field that does not decode.
+ * @throws MalformedRequestError (an offset of the body) for a field that does not decode.
  */
-export function readAttributes(run: string): Attribute[] {
-  const bytes = Buffer.from(run, 'latin1');
-  const f = new Fields(new WireReader(bytes), bytes.length, 'NumberDataPoint');
+export function readAttributes(body: Uint8Array, from: number, to: number): Attribute[] {
+  const r = new WireReader(body);
+  r.pos = from;
+  const f = new Fields(r, to, 'NumberDataPoint');
   const out: Attribute[] = [];
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 7) attribute(f, 7, out);
@@ -282,9 +283,9 @@ export function readAttributes(run: string): Attribute[] {
 
 /**
  * A NumberDataPoint. Its attributes, when they come as one run of fields
- * (as every encoder writes them), are kept as that run's bytes, read only
- * if the labels are not already known (label-cache.ts); their framing is
- * checked here.
+ * (as every encoder writes them), are kept as where that run is, read
+ * only if the series is not already known (SeriesSink.known); their
+ * framing is checked here.
  */
 function numberPoint(f: Fields): NumberPoint {
   const p: NumberPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], value: 0 };
@@ -300,7 +301,7 @@ function numberPoint(f: Fields): NumberPoint {
         runTo = r.pos;
       } else {
         // Not one run: read them all now, the run's too.
-        if (runFrom >= 0) p.attributes.push(...readAttributes(latin1Slice.call(r.buf, runFrom, runTo)));
+        if (runFrom >= 0) p.attributes.push(...readAttributes(r.buf, runFrom, runTo));
         runFrom = -1;
         runTo = -2;
         attribute(f, 7, p.attributes);
@@ -312,7 +313,10 @@ function numberPoint(f: Fields): NumberPoint {
     else if (field === 8) p.flags = f.varint(8);
     else f.skip();
   }
-  if (runFrom >= 0) p.attributeBytes = latin1Slice.call(r.buf, runFrom, runTo);
+  if (runFrom >= 0) {
+    p.attributesAt = runFrom;
+    p.attributesEnd = runTo;
+  }
   return p;
 }
 

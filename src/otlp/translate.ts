@@ -9,9 +9,7 @@
 import { MalformedRequestError } from '../errors/errors.js';
 import { goFloatFixed } from './any-value.js';
 import { NameMemo } from './name-memo.js';
-import { familyLabels, keepLabels, type FamilyLabels } from './label-cache.js';
 import { readAttributes } from './proto-reader.js';
-import { encodeLabels } from './write-request.js';
 import { nativeHistogram } from './exp-histogram.js';
 import type { Attribute, Exemplar, Metric, MetricsRequest, MetricsVisitor, Scope } from './model.js';
 import { NO_RECORDED_VALUE, TEMPORALITY, visitRequest } from './model.js';
@@ -38,8 +36,17 @@ type Base = string[];
 
 /** Attribute keys as sanitized label names (underscore escaping). */
 const sanitized = new NameMemo(4096);
-/** Metric families by strategy, type, unit and OTLP name. */
-const families = new NameMemo(4096);
+/** A metric's Prometheus family and metadata unit, and what they were made from. */
+interface Family {
+  strategy: string;
+  type: NamerType;
+  unit: string;
+  family: string;
+  metadataUnit: string;
+}
+/** Families by OTLP name (the rest checked on the entry): made once per thread, not per metric. */
+const families = new Map<string, Family>();
+const FAMILIES_MAX = 4096;
 /** What a point without exemplars has: one shared empty list (only read). */
 const NO_EXEMPLARS: OutExemplar[] = [];
 
@@ -49,7 +56,7 @@ interface ResourceContext {
   instance: string;
   promoted: Builder;
   scope: Builder | undefined;
-  /** All of the above (and the settings that shape labels) as one string: label-cache.ts' context. */
+  /** All of the above (and the settings that shape labels) as one string: what, with the family and a point's attributes, makes its labels (SeriesSink.known). */
   key: string;
 }
 
@@ -77,7 +84,11 @@ export class Translation implements MetricsVisitor {
   private readonly utf8: boolean;
   private res: ResourceState | undefined;
 
-  constructor(private readonly settings: OtlpSettings, private readonly sink: SeriesSink) {
+  /**
+   * @param body - the protobuf body being read, where number points'
+   *   attributes are (NumberPoint.attributesAt); absent for the JSON mapping
+   */
+  constructor(private readonly settings: OtlpSettings, private readonly sink: SeriesSink, private readonly body?: Uint8Array) {
     this.utf8 = !settings.translationStrategy.startsWith('UnderscoreEscaping');
   }
 
@@ -203,40 +214,42 @@ export class Translation implements MetricsVisitor {
       return;
     }
     const type: NamerType = d.kind === 'sum' ? (d.monotonic ? 'monotonic_counter' : 'non_monotonic_counter') : d.kind;
-    const familyKey = `${this.settings.translationStrategy}\u0000${type}\u0000${m.unit}\u0000${m.name}`;
-    let family = families.get(familyKey);
-    if (family === undefined) {
-      const made = metricName(m.name, m.unit, type, this.settings.translationStrategy);
+    const strategy = this.settings.translationStrategy;
+    let f = families.get(m.name);
+    if (f === undefined || f.strategy !== strategy || f.type !== type || f.unit !== m.unit) {
+      const made = metricName(m.name, m.unit, type, strategy);
       if (made instanceof Error) throw made;
-      family = made;
-      families.set(familyKey, family);
+      f = { strategy, type, unit: m.unit, family: made, metadataUnit: unitName(m.unit) };
+      if (families.size >= FAMILIES_MAX) families.clear();
+      families.set(m.name, f);
     }
+    const family = f.family;
     const promType =
       d.kind === 'gauge' ? METRIC_TYPE.gauge
       : d.kind === 'sum' ? (d.monotonic ? METRIC_TYPE.counter : METRIC_TYPE.gauge)
       : d.kind === 'summary' ? METRIC_TYPE.summary
       : METRIC_TYPE.histogram;
-    this.sink.metadata({ type: promType, family, help: m.description, unit: unitName(m.unit) });
+    this.sink.metadata({ type: promType, family, help: m.description, unit: f.metadataUnit });
     const series = this.sink;
-    let known: FamilyLabels | undefined;
     switch (d.kind) {
       case 'gauge':
-      case 'sum':
-        for (const p of d.points) {
+      case 'sum': {
+        const refs = this.body !== undefined && series.lookup !== undefined ? series.lookup(ctx.key, family, d.points) : undefined;
+        for (let i = 0; i < d.points.length; i++) {
+          const p = d.points[i]!;
           const sample = { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) };
-          if (p.attributeBytes === undefined) {
-            series.series({ labels: named(family, this.attributes(p.attributes, ctx)), sample, exemplars: exemplars(p.exemplars) });
+          const ref = refs === undefined ? 0 : refs[i]!;
+          if (ref !== 0) {
+            series.knownSample!(ref, sample);
             continue;
           }
-          known ??= familyLabels(ctx.key, family);
-          let labelBytes = known.get(p.attributeBytes);
-          if (labelBytes === undefined) {
-            labelBytes = encodeLabels(named(family, this.attributes(readAttributes(p.attributeBytes), ctx)));
-            keepLabels(known, p.attributeBytes, labelBytes);
-          }
-          series.series({ labels: [], labelBytes, sample, exemplars: exemplars(p.exemplars) });
+          const attrs = p.attributesAt === undefined ? p.attributes : readAttributes(this.body!, p.attributesAt, p.attributesEnd!);
+          const out: OutSeries = { labels: named(family, this.attributes(attrs, ctx)), sample, exemplars: exemplars(p.exemplars) };
+          if (refs !== undefined) out.ticket = i + 1;
+          series.series(out);
         }
         return;
+      }
       case 'summary':
         for (const p of d.points) {
           const base = this.attributes(p.attributes, ctx);

@@ -1,9 +1,11 @@
 /**
  * What the OTLP translation gives: Prometheus series, one sample or native
  * histogram each, with metadata, handed to a SeriesSink one by one
- * (write-request.ts encodes them as a prometheus.WriteRequest for the one
- * remote-write parser), and what was refused.
+ * (src/ingest/parse/otlp-batch.ts writes them into the append batch,
+ * through time-series.ts and the remote-write series parser), and what was
+ * refused.
  */
+import type { NumberPoint } from './model.js';
 
 /** A sample value; `stale` writes Prometheus' stale marker's exact bits instead. */
 export interface OutSample {
@@ -40,8 +42,8 @@ export interface OutHistogram {
 export interface OutSeries {
   /** name, value, name, value ..., sorted by name, __name__ included. */
   labels: string[];
-  /** The same labels already encoded as TimeSeries' Label fields (label-cache.ts); `labels` is then empty. */
-  labelBytes?: Uint8Array;
+  /** Where this series' point was in the last SeriesSink.lookup(), plus one. */
+  ticket?: number;
   sample?: OutSample;
   histogram?: OutHistogram;
   exemplars: OutExemplar[];
@@ -61,6 +63,19 @@ export interface OutMetadata {
 export interface SeriesSink {
   series(s: OutSeries): void;
   metadata(m: OutMetadata): void;
+  /**
+   * Looks up the series of a metric's number points whose attributes are
+   * still bytes of the protobuf body (NumberPoint.attributesAt) and that
+   * have no exemplars: their labels are made from `context` (the resource's
+   * and scope's labels and the settings that shape labels), `family` (the
+   * metric's name) and those bytes. Answers a ref per point, 0 where the
+   * sink does not know the series: that point's series then goes to
+   * series() with OutSeries.ticket = its index + 1, so the sink may know it
+   * next time; a known one goes to knownSample(), in point order.
+   */
+  lookup?(context: string, family: string, points: readonly NumberPoint[]): Uint32Array;
+  /** The sample of a point whose series lookup() knew as `ref`. */
+  knownSample?(ref: number, sample: OutSample): void;
 }
 
 /** What was refused of a request. */

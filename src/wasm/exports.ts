@@ -40,6 +40,8 @@ export interface HashExports {
 /** Remote-write series keys (assembly/series-keys.ts): one SERIES_KEY record per TimeSeries. */
 export interface SeriesKeysExports {
   seriesKeys(req: number, len: number, out: number, cap: number, seedA: bigint, seedB: bigint): number;
+  /** The two u64 at `out` := xxh64 of `len` bytes at `ptr` with each of the two u64 seeds at `seeds` (`out` may be `seeds`). */
+  keyBytes(ptr: number, len: number, seeds: number, out: number): void;
 }
 
 /** The head's write path (assembly/head.ts): series SLOTs, batch ENTRYs, CUT records, STAT indices. */

@@ -10,7 +10,8 @@ import { MatchType } from '../../src/index/types.js';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { parseWriteRequest, KEY_RECORD_WORDS } from '../../src/ingest/parse/parse-write.js';
 import { RequestKeys } from '../../src/ingest/series-keys.js';
-import { insertRef, newSeriesTable, probeRef } from '../../src/ingest/series-table.js';
+import { grownSeriesTable, insertRef, newSeriesTable, probeRef } from '../../src/ingest/series-table.js';
+import { SeriesCache } from '../../src/ingest/series-cache.js';
 import { Writer } from '../../src/ingest/writer.js';
 import { bitsHex, decodeSelected, openSmallDb, tempDir } from '../support/db.js';
 import { decodeBatch, headWasm, histogram, parse, rawSample, series, thanosRequest } from './support.js';
@@ -36,6 +37,41 @@ describe('series table', () => {
     assert.equal(probeRef(w, 1, 2, 3, 5), 9);
     assert.equal(probeRef(w, 1, 2, 4, 4), 0);
     assert.equal(probeRef(w, -1 >>> 0, 0, 0, 0), 0);
+  });
+
+  test('a grown table keeps the seeds and every key; it cannot shrink', () => {
+    const small = newSeriesTable(8);
+    const w = new Int32Array(small);
+    for (let i = 1; i <= 6; i++) insertRef(w, i * 8, i, -i, i * 1000, i + 100);
+    const big = new Int32Array(grownSeriesTable(small, 32));
+    assert.equal(big[0], 32);
+    assert.deepEqual([...big.subarray(1, 5)], [...w.subarray(1, 5)]);
+    for (let i = 1; i <= 6; i++) assert.equal(probeRef(big, i * 8, i, -i, i * 1000), i + 100);
+    assert.equal(probeRef(big, 7 * 8, 7, -7, 7000), 0);
+    assert.throws(() => grownSeriesTable(small, 4), /cannot shrink/);
+  });
+
+  test('a cache that fills its table grows it and forgets nothing, learning from writes begun before too', () => {
+    const cache = new SeriesCache(16);
+    const before = cache.begin();
+    // Two writes of 20 new series each: series k (0..39) has key words (k, 1, 2, 3) and got the id k (ref k + 1).
+    const write = (first: number) => {
+      const keys = new Int32Array(20 * KEY_RECORD_WORDS);
+      for (let e = 0; e < 20; e++) keys.set([e, first + e, 1, 2, 3], e * KEY_RECORD_WORDS);
+      return { keys: keys.buffer, ids: Uint32Array.from({ length: 20 }, (_, e) => first + e + 1) };
+    };
+    const one = write(0);
+    cache.learn(before, one.keys, one.ids);
+    const grown = cache.begin();
+    assert.notEqual(grown.table, before.table);
+    const two = write(20);
+    cache.learn(before, two.keys, two.ids);
+    assert.equal(cache.size, 40);
+    const w = new Int32Array(cache.begin().table);
+    assert.ok(w[0]! >= 64);
+    for (let i = 0; i < 40; i++) assert.equal(probeRef(w, i, 1, 2, 3), i + 1);
+    cache.end(before);
+    cache.end(grown);
   });
 
   test('every table has its own random seeds; capacities are powers of two', () => {

@@ -1,14 +1,15 @@
 // The protobuf path of the OTLP translation (proto-reader.ts read metric
-// by metric, number points' labels kept per thread by label-cache.ts),
-// checked on the prometheus.WriteRequest it writes: a point sent again,
-// a point whose attributes are not one run of fields, and bodies that do
-// not decode. Expected labels are written from Prometheus' rules.
+// by metric, number points' attributes read from the body only when
+// their series is not known), checked on the series it makes: a point
+// sent again, a point whose attributes are not one run of fields, and
+// bodies that do not decode. Expected labels are written from Prometheus'
+// rules. test/ingest/otlp-batch.test.ts checks the known series' path.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ExportMetricsServiceRequest } from '../../src/gen/opentelemetry/proto/collector/metrics/v1/metrics_service.js';
-import { WriteRequest } from '../../src/gen/prometheus/remote.js';
 import { MalformedRequestError } from '../../src/errors/errors.js';
-import { otlpToWriteRequest } from '../../src/otlp/otlp-body.js';
+import { translateOtlpBody } from '../../src/otlp/otlp-body.js';
+import type { OutSeries } from '../../src/otlp/translated.js';
 import { DEFAULT_OTLP_SETTINGS } from '../../src/otlp/settings.js';
 
 const T_MS = 1_700_000_000_000;
@@ -28,17 +29,19 @@ function request(job: string, name: string, points: Array<Array<ReturnType<typeo
   return ExportMetricsServiceRequest.encode(ExportMetricsServiceRequest.fromPartial(partial as unknown as Parameters<typeof ExportMetricsServiceRequest.fromPartial>[0])).finish();
 }
 
-/** The series of the WriteRequest written for `bytes`: labels as name=value, and the samples. */
+/** The series translated from `bytes` (no series known): labels as name=value, and the samples. */
 function written(bytes: Uint8Array): Array<{ labels: string; samples: Array<[number, number]> }> {
-  const wr = WriteRequest.decode(otlpToWriteRequest(bytes, body).bytes);
-  return wr.timeseries.map((ts) => ({
-    labels: ts.labels.map((l) => `${l.name}=${l.value}`).join(','),
-    samples: ts.samples.map((s) => [Number(s.timestamp), s.value]),
-  }));
+  const series: OutSeries[] = [];
+  translateOtlpBody(bytes, body, { series: (s) => series.push(s), metadata: () => {} });
+  return series.map((ts) => {
+    const labels: string[] = [];
+    for (let i = 0; i < ts.labels.length; i += 2) labels.push(`${ts.labels[i]}=${ts.labels[i + 1]}`);
+    return { labels: labels.join(','), samples: ts.sample === undefined ? [] : [[ts.sample.timeMs, ts.sample.value] as [number, number]] };
+  });
 }
 
 describe('OTLP protobuf translation', () => {
-  test('a point sent again is written with the same labels (the second time from the label cache)', () => {
+  test('a point sent again is translated to the same labels', () => {
     const bytes = request('api', 'queue.depth', [[str('b.x', '1'), str('a', '2')], [str('a', '3')]]);
     const expected = [
       { labels: '__name__=queue_depth,a=2,b_x=1,job=api', samples: [[T_MS, 0.5]] },
@@ -72,11 +75,12 @@ describe('OTLP protobuf translation', () => {
     assert.deepEqual(written(moved), [{ labels: '__name__=split,a=2,job=api,z=1', samples: [[T_MS, 0.5]] }]);
   });
 
-  test('an attribute key that is not UTF-8 is a malformed body (400), not a refused point', () => {
+  test('an attribute key that is not UTF-8 is a malformed body (400) at its offset, not a refused point', () => {
     const bytes = request('api', 'bad', [[str('kk', 'v')]]);
     const key = Buffer.from(bytes).indexOf('kk');
     const bad = Uint8Array.from(bytes);
     bad[key] = 0xff;
-    assert.throws(() => otlpToWriteRequest(bad, body), (err) => err instanceof MalformedRequestError && /not valid UTF-8/.test(err.message));
+    // The offset is the key's in the body (attributes are read from the body where they are).
+    assert.throws(() => written(bad), (err) => err instanceof MalformedRequestError && /not valid UTF-8/.test(err.message) && err.offset === key);
   });
 });

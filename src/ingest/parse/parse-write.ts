@@ -1,22 +1,17 @@
 import type { HeadWasm } from '../../wasm/head.js';
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
-import { allocateBatch, releaseRequestBuilders, takeRequestBuilders } from '../../record/request-builders.js';
 import { badParseOption, malformedRequest } from '../../errors/errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
 import { parseWriteRequestV2 } from './parse-write-v2.js';
-import { SeriesParser } from './series-parser.js';
+import { BatchParse, type RequestFacts } from './batch-parse.js';
 import { RequestKeys } from '../series-keys.js';
 import { invalidUtf8At } from '../../encoding/utf8.js';
 import { WIRE, WireReader, wrongWireType } from '../../encoding/wire-reader.js';
 
 export { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
-
-/** Int32 words of one record of ParsedWrite.keys. */
-export const KEY_RECORD_WORDS = 5;
-
-let keyScratch = new Int32Array(KEY_RECORD_WORDS * 1024);
+export { KEY_RECORD_WORDS } from './batch-parse.js';
 
 // Top-level tags (field << 3 | wire type).
 const TIMESERIES = (1 << 3) | WIRE.len;
@@ -24,7 +19,6 @@ const THANOS_TENANT = (2 << 3) | WIRE.len;
 const THANOS_REPLICA = (3 << 3) | WIRE.varint;
 const PROMETHEUS_METADATA = (3 << 3) | WIRE.len;
 
-const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The top-level fields, read before any series because tenant may follow the series. */
@@ -120,22 +114,17 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
   const head = readHead(r, opts.dialect);
   const tenant = tenantOf(r, head, opts.tenant, opts.defaultTenant ?? DEFAULT_TENANT);
 
-  const builders = takeRequestBuilders(wasm);
-  const { samples, histograms, exemplars } = builders;
-  let parser: SeriesParser;
-  let batch: ArrayBuffer;
-  let histogramBatch: ArrayBuffer | undefined;
-  let exemplarBatch: ArrayBuffer | undefined;
+  const parse = new BatchParse(wasm, r, tenantLabel, tenant);
+  const parser = parse.parser;
   let metadata: MetricMetadataEntry[] | undefined;
   let keys: RequestKeys | undefined;
-  let learned = 0;
   try {
-    parser = new SeriesParser(r, samples, encoder.encode(tenantLabel), encoder.encode(tenant), histograms, exemplars);
     if (cache !== undefined && head.series > 0) keys = RequestKeys.of(wasm, bytes, head.series, parser.tenantKey, new Int32Array(cache));
     // Second walk over the top level: the first one checked it, so only
     // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
     const prometheus = opts.dialect === 'prometheus';
+    const samples = parse.builders.samples;
     r.pos = 0;
     let index = 0;
     while (r.pos < end) {
@@ -151,17 +140,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
           } else {
             const entry = samples.n;
             parser.series(stop, index);
-            if (samples.n > entry) {
-              const at = learned * KEY_RECORD_WORDS;
-              if (at + KEY_RECORD_WORDS > keyScratch.length) {
-                const next = new Int32Array(keyScratch.length * 2);
-                next.set(keyScratch);
-                keyScratch = next;
-              }
-              keyScratch[at] = entry;
-              keys.copyKey(index, keyScratch, at + 1);
-              learned++;
-            }
+            if (samples.n > entry) keys.copyKey(index, parse.keyWords, parse.learn(entry));
           }
         }
         index++;
@@ -173,34 +152,12 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         r.skip(tag & 7, end);
       }
     }
-    batch = samples.finish(spare, allocateBatch);
-    if (histograms.n > 0) histogramBatch = histograms.finish();
-    exemplarBatch = exemplars.finish();
+    const facts: RequestFacts = { tenant, replica: head.replica, series: head.series };
+    if (metadata !== undefined) facts.metadata = metadata;
+    return parse.finish(spare, facts);
   } finally {
     // Malformed requests too: a stream of them must not allocate builders each time.
-    releaseRequestBuilders(builders);
+    parse.release();
     keys?.free();
   }
-
-  const parsed: ParsedWrite = {
-    batch,
-    tenant,
-    replica: head.replica,
-    series: head.series,
-    samples: parser.samples,
-    invalidSeries: parser.invalidSeries,
-    histogramSamples: parser.histogramSamples,
-    invalidHistograms: parser.invalidHistograms,
-    exemplars: parser.exemplars,
-    emptySeries: 0,
-    invalidExemplars: 0,
-    refEntries: parser.knownEntries,
-  };
-  if (learned > 0) parsed.keys = keyScratch.slice(0, learned * KEY_RECORD_WORDS).buffer;
-  if (parser.firstInvalid !== undefined) parsed.firstInvalid = parser.firstInvalid;
-  if (histogramBatch !== undefined) parsed.histogramBatch = histogramBatch;
-  if (parser.firstInvalidHistogram !== undefined) parsed.firstInvalidHistogram = parser.firstInvalidHistogram;
-  if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
-  if (metadata !== undefined) parsed.metadata = metadata;
-  return parsed;
 }

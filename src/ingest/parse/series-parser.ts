@@ -97,7 +97,7 @@ export class SeriesParser {
    * @param tenantValue - the tenant, UTF-8, non-empty
    */
   constructor(
-    private readonly r: WireReader,
+    private r: WireReader,
     readonly out: AppendBatchBuilder,
     private readonly tenantName: Uint8Array,
     tenantValue: Uint8Array,
@@ -113,6 +113,11 @@ export class SeriesParser {
     t[t.length - 1] = 0xff;
     this.tenantBytes = t;
     this.tenantView = new DataView(t.buffer);
+  }
+
+  /** Reads on from `r` (OTLP's series come one by one, each encoded in a buffer of its own: otlp-batch.ts). */
+  readFrom(r: WireReader): void {
+    this.r = r;
   }
 
   /** Reads the TimeSeries at [r.pos, end), series `index` (from 0) of the request; leaves r.pos at end. */
@@ -193,6 +198,24 @@ export class SeriesParser {
     if (count === 0) return;
     out.addRefEntry(ref, samplesStart, count);
     this.samples += count;
+    this.knownEntries++;
+  }
+
+  /**
+   * One sample, its time and value bits as int32 halves (low first), of
+   * series `ref`, which the series cache knew (OTLP's known points:
+   * otlp-batch.ts): an entry of its own.
+   */
+  knownSample(ref: number, tLo: number, tHi: number, vLo: number, vHi: number): void {
+    const out = this.out;
+    if (out.m === out.sampleCapacity) out.growSamples();
+    const at = out.m++;
+    out.ts[2 * at] = tLo;
+    out.ts[2 * at + 1] = tHi;
+    out.vals[2 * at] = vLo;
+    out.vals[2 * at + 1] = vHi;
+    out.addRefEntry(ref, at, 1);
+    this.samples++;
     this.knownEntries++;
   }
 

@@ -1,12 +1,12 @@
 /**
- * A translation (translated.ts) as the bytes of a prometheus.WriteRequest
- * (remote write 1.0: timeseries = 1, metadata = 3), so OTLP writes take
- * the one remote-write parser and append batch: the same label checks,
- * series cache, WAL records and answers as remote write. Stale markers
- * are written as their exact bits (WIRE.md, "Stale markers").
+ * A translated series (translated.ts) as the fields of a
+ * prometheus.TimeSeries, so OTLP writes take the one remote-write series
+ * parser and append batch (src/ingest/parse/otlp-batch.ts): the same label
+ * checks, WAL records and answers as remote write. Stale markers are
+ * written as their exact bits (WIRE.md, "Stale markers").
  */
 import { putUvarint, putUvarint64, putVarint, uvarintSize } from '../encoding/varint.js';
-import type { OutExemplar, OutHistogram, OutMetadata, OutSeries, SeriesSink } from './translated.js';
+import type { OutExemplar, OutHistogram, OutSeries } from './translated.js';
 
 const LEN = 2;
 const VARINT = 0;
@@ -16,14 +16,8 @@ const STALE_LO = 2;
 const STALE_HI = 0x7ff00000;
 
 const encoder = new TextEncoder();
-/**
- * The thread's output buffer, grown as needed and used again by the next
- * writer (a request's WriteRequest is parsed before the next is written):
- * no megabyte of garbage, grown again, per request.
- */
-let reusable = new Uint8Array(1 << 16);
-/** Buffers grown past this are not kept (one huge request does not pin its size). */
-const REUSE_MAX = 16 << 20;
+/** A buffer grown past this is not kept (one huge series does not pin its size). */
+const REUSE_MAX = 1 << 20;
 
 /**
  * A growable protobuf writer. A sub-message is written in place after a
@@ -34,8 +28,7 @@ class Out {
   view: DataView;
   pos = 0;
 
-  /** Writes into `buf` (by default the thread's reusable one: see WriteRequestWriter.finish()). */
-  constructor(public buf: Uint8Array = reusable) {
+  constructor(public buf: Uint8Array) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
@@ -45,7 +38,6 @@ class Out {
     while (size < this.pos + n) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
-    if (size <= REUSE_MAX && this.buf === reusable) reusable = next;
     this.buf = next;
     this.view = new DataView(next.buffer);
   }
@@ -195,20 +187,18 @@ function histogram(o: Out, h: OutHistogram): void {
   o.end(at);
 }
 
-/** A label set as the repeated Label fields of a TimeSeries (for label-cache.ts). */
-export function encodeLabels(flat: string[]): Uint8Array {
-  const o = labelScratch;
-  o.pos = 0;
-  labels(o, flat);
-  return o.buf.slice(0, o.pos);
-}
-/** Where encodeLabels writes before copying out (grown as needed, kept). */
-const labelScratch = new Out(new Uint8Array(1024));
+/** Where encodeTimeSeries writes: grown as needed, kept unless one series grew it past REUSE_MAX. */
+let scratch = new Out(new Uint8Array(1 << 12));
 
-function series(o: Out, s: OutSeries): void {
-  const at = o.begin(1);
-  if (s.labelBytes !== undefined) o.bytes(s.labelBytes);
-  else labels(o, s.labels);
+/**
+ * The fields of a prometheus.TimeSeries (its labels, its sample or native
+ * histogram, its exemplars) for one translated series, as the remote-write
+ * parser reads them. Valid until the next call on this thread.
+ */
+export function encodeTimeSeries(s: OutSeries): Uint8Array {
+  const o = scratch;
+  o.pos = 0;
+  labels(o, s.labels);
   if (s.sample !== undefined) {
     const p = o.begin(2);
     o.tag(1, FIXED64);
@@ -220,42 +210,7 @@ function series(o: Out, s: OutSeries): void {
   }
   for (const e of s.exemplars) exemplar(o, e);
   if (s.histogram !== undefined) histogram(o, s.histogram);
-  o.end(at);
-}
-
-/**
- * A translation's sink (translated.ts) that encodes each series into
- * WriteRequest bytes as it comes, so no series outlives its own
- * translation (short-lived objects are what the young generation
- * collects cheaply); the metadata follows the series at finish().
- */
-export class WriteRequestWriter implements SeriesSink {
-  private readonly o = new Out();
-  private readonly meta: OutMetadata[] = [];
-
-  series(s: OutSeries): void {
-    series(this.o, s);
-  }
-
-  metadata(m: OutMetadata): void {
-    this.meta.push(m);
-  }
-
-  /**
-   * The WriteRequest's bytes: the series, then the metadata. They are
-   * valid until the next WriteRequestWriter of this thread writes.
-   */
-  finish(): Uint8Array {
-    const o = this.o;
-    for (const m of this.meta) {
-      const at = o.begin(3);
-      o.tag(1, VARINT);
-      o.uvarint(m.type);
-      o.string(2, m.family);
-      if (m.help !== '') o.string(4, m.help);
-      if (m.unit !== '') o.string(5, m.unit);
-      o.end(at);
-    }
-    return o.buf.subarray(0, o.pos);
-  }
+  const bytes = o.buf.subarray(0, o.pos);
+  if (o.buf.length > REUSE_MAX) scratch = new Out(new Uint8Array(1 << 12));
+  return bytes;
 }
