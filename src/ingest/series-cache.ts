@@ -1,7 +1,8 @@
 /**
  * The series cache, the engine thread's half: remote-write series the head
- * holds, by the 128-bit key of their raw label bytes (series-keys.ts), in
- * a table the pool's workers read (series-table.ts). A worker that finds a
+ * holds, by the 128-bit key of their raw label bytes (series-keys.ts), and
+ * OTLP points' series by the key of what makes their labels
+ * (parse/otlp-batch.ts), in a table the pool's workers read (series-table.ts). A worker that finds a
  * TimeSeries' key sends its samples under the series' ref: its labels are
  * neither checked, copied, moved nor compared again. A series is learned
  * once the head has appended it under its labels (which were checked then).

@@ -113,10 +113,10 @@ export class StrataMetrics {
     registerSampled(r, `${PREFIX}head_out_of_order_samples`, 'Samples in the out-of-order head, not yet written into blocks.', 'gauge', fromDb((db) => one(db.oooSamples)));
     registerSampled(r, `${PREFIX}series_created_total`, 'Series created in the head since start.', 'counter', fromDb((db) => one(db.counters.seriesCreated)));
     registerSampled(r, `${PREFIX}head_series`, 'Series in the head.', 'gauge', fromDb((db) => one(db.seriesCount)));
-    registerSampled(r, `${PREFIX}series_cache_series`, 'Remote-write series the series cache finds by the key of their raw label bytes.', 'gauge', fromCache((c) => one(c.size)));
+    registerSampled(r, `${PREFIX}series_cache_series`, 'Keys the series cache holds: remote-write series by their raw label bytes, OTLP points by what makes their labels.', 'gauge', fromCache((c) => one(c.size)));
     registerSampled(r, `${PREFIX}series_cache_bytes`, 'Bytes of the series cache table (shared with the pool).', 'gauge', fromCache((c) => one(c.bytes)));
-    registerSampled(r, `${PREFIX}series_cache_hits_total`, 'Remote-write series found in the series cache (their labels neither read nor checked again).', 'counter', fromCache((c) => one(c.hits)));
-    registerSampled(r, `${PREFIX}series_cache_misses_total`, 'Remote-write series not found in the series cache (read in full, then learned).', 'counter', fromCache((c) => one(c.misses)));
+    registerSampled(r, `${PREFIX}series_cache_hits_total`, 'Remote-write series and OTLP points found in the series cache (their labels neither read nor made again).', 'counter', fromCache((c) => one(c.hits)));
+    registerSampled(r, `${PREFIX}series_cache_misses_total`, 'Remote-write series and OTLP points not found in the series cache (read in full, then learned).', 'counter', fromCache((c) => one(c.misses)));
     // Exemplars and metadata (src/exemplars, src/metadata), as Prometheus' prometheus_tsdb_exemplar_* tell them.
     registerSampled(r, `${PREFIX}exemplars_appended_total`, 'Exemplars stored in the exemplar store since start (WAL replay included).', 'counter', fromDb((db) => one(db.exemplars.addedTotal)));
     registerSampled(r, `${PREFIX}exemplars_out_of_order_total`, 'Exemplars refused as older than their series\' newest.', 'counter', fromDb((db) => one(db.exemplars.outOfOrderTotal)));
