@@ -31,6 +31,17 @@ const ASCII_MAX = 64;
 /** Node's native one-byte-per-char string maker; takes any Uint8Array. */
 const latin1Slice = (Buffer.prototype as unknown as { latin1Slice(this: Uint8Array, start: number, end: number): string }).latin1Slice;
 
+// NumberDataPoint's tags as the fast path in numberPoint() reads them.
+const START_TIME_TAG = (2 << 3) | WIRE.fixed64;
+const TIME_TAG = (3 << 3) | WIRE.fixed64;
+const DOUBLE_TAG = (4 << 3) | WIRE.fixed64;
+const INT_TAG = (6 << 3) | WIRE.fixed64;
+const ATTRIBUTE_TAG = (7 << 3) | WIRE.len;
+const FLAGS_TAG = (8 << 3) | WIRE.varint;
+
+/** A number point's attributes or exemplars while it has none: shared, never written. */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
 /** One OTLP message being read: a cursor and where the message ends. */
 class Fields {
   constructor(readonly r: WireReader, readonly end: number, readonly message: string) {}
@@ -288,10 +299,39 @@ export function readAttributes(body: Uint8Array, from: number, to: number): Attr
  * framing is checked here.
  */
 function numberPoint(f: Fields): NumberPoint {
-  const p: NumberPoint = { attributes: [], timeMs: 0, flags: 0, exemplars: [], value: 0 };
+  // One shape for every point; the lists are made only for a point that has some.
+  const p: NumberPoint = { attributes: NONE, attributesAt: undefined, attributesEnd: undefined, timeMs: 0, flags: 0, exemplars: NONE, value: 0 };
   const r = f.r;
   let runFrom = -1;
   let runTo = -1;
+  // Fast path for the layout the OpenTelemetry encoders write: times,
+  // value, a run of attributes with one-byte lengths, small flags, read
+  // by their tag bytes. Anything else goes on in the general loop below,
+  // from where this one stopped (which also names any fault).
+  const buf = r.buf;
+  const view = r.view;
+  const end = f.end;
+  let pos = r.pos;
+  while (pos < end) {
+    const tag = buf[pos]!;
+    if (tag === ATTRIBUTE_TAG && (runFrom < 0 || pos === runTo)) {
+      const n = buf[pos + 1]!;
+      if (n >= 0x80 || pos + 2 + n > end) break;
+      if (runFrom < 0) runFrom = pos;
+      pos += 2 + n;
+      runTo = pos;
+    } else if (tag === START_TIME_TAG || tag === TIME_TAG || tag === DOUBLE_TAG || tag === INT_TAG) {
+      if (pos + 9 > end) break;
+      if (tag === TIME_TAG) p.timeMs = nanosToMs(view.getUint32(pos + 1, true), view.getUint32(pos + 5, true));
+      else if (tag === DOUBLE_TAG) p.value = view.getFloat64(pos + 1, true);
+      else if (tag === INT_TAG) p.value = view.getInt32(pos + 5, true) * 4294967296 + view.getUint32(pos + 1, true);
+      pos += 9;
+    } else if (tag === FLAGS_TAG && pos + 1 < end && buf[pos + 1]! < 0x80) {
+      p.flags = buf[pos + 1]!;
+      pos += 2;
+    } else break;
+  }
+  r.pos = pos;
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 7) {
       const at = r.tagAt;
@@ -301,6 +341,7 @@ function numberPoint(f: Fields): NumberPoint {
         runTo = r.pos;
       } else {
         // Not one run: read them all now, the run's too.
+        if (p.attributes === NONE) p.attributes = [];
         if (runFrom >= 0) p.attributes.push(...readAttributes(r.buf, runFrom, runTo));
         runFrom = -1;
         runTo = -2;
@@ -309,8 +350,10 @@ function numberPoint(f: Fields): NumberPoint {
     } else if (field === 3) p.timeMs = f.timeMs(3);
     else if (field === 4) p.value = f.double(4);
     else if (field === 6) p.value = f.sfixed64(6);
-    else if (field === 5) p.exemplars.push(exemplar(f.sub(5, 'Exemplar')));
-    else if (field === 8) p.flags = f.varint(8);
+    else if (field === 5) {
+      if (p.exemplars === NONE) p.exemplars = [];
+      p.exemplars.push(exemplar(f.sub(5, 'Exemplar')));
+    } else if (field === 8) p.flags = f.varint(8);
     else f.skip();
   }
   if (runFrom >= 0) {
