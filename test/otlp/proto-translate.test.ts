@@ -75,6 +75,25 @@ describe('OTLP protobuf translation', () => {
     assert.deepEqual(written(moved), [{ labels: '__name__=split,a=2,job=api,z=1', samples: [[T_MS, 0.5]] }]);
   });
 
+  test('integer values, start times, flags and long attributes are read as the general reader reads them', () => {
+    const long = 'x'.repeat(300);
+    const bytes = ExportMetricsServiceRequest.encode(ExportMetricsServiceRequest.fromPartial({ resourceMetrics: [{
+      resource: { attributes: [str('service.name', 'api')] },
+      scopeMetrics: [{ metrics: [{ name: 'ints', data: { $case: 'gauge', value: { dataPoints: [
+        { attributes: [str('a', '1')], startTimeUnixNano: BigInt(T_MS - 5) * 1_000_000n, timeUnixNano: BigInt(T_MS) * 1_000_000n + 999_999n, value: { $case: 'asInt', value: -(2n ** 40n) - 3n } },
+        { attributes: [str('a', '2'), str('long', long)], timeUnixNano: BigInt(T_MS + 1) * 1_000_000n, value: { $case: 'asInt', value: 7n } },
+        { attributes: [str('a', '3')], timeUnixNano: BigInt(T_MS + 2) * 1_000_000n, flags: 1 },
+      ] } } }] }],
+    }] } as unknown as Parameters<typeof ExportMetricsServiceRequest.fromPartial>[0])).finish();
+    const series: OutSeries[] = [];
+    translateOtlpBody(bytes, body, { series: (x) => series.push(x), metadata: () => {} });
+    assert.deepEqual(series.map((x) => [x.labels.join(','), x.sample]), [
+      ['__name__,ints,a,1,job,api', { timeMs: T_MS, value: -(2 ** 40) - 3, stale: false }],
+      [`__name__,ints,a,2,job,api,long,${long}`, { timeMs: T_MS + 1, value: 7, stale: false }],
+      ['__name__,ints,a,3,job,api', { timeMs: T_MS + 2, value: 0, stale: true }],
+    ]);
+  });
+
   test('an attribute key that is not UTF-8 is a malformed body (400) at its offset, not a refused point', () => {
     const bytes = request('api', 'bad', [[str('kk', 'v')]]);
     const key = Buffer.from(bytes).indexOf('kk');
