@@ -360,9 +360,10 @@ export class Db {
    * too-far-in-future bounds. Every valid sample is stored even when
    * others are rejected; rejectionError() makes the typed error of the
    * result. Returns after the WAL records (SERIES, then HISTOGRAMS) reached
-   * the OS. Call it after append() for the same write.
+   * the OS. Call it after append() for the same write. With `range`, only
+   * those entries of the batch.
    */
-  appendHistograms(batch: ArrayBuffer): AppendResult {
+  appendHistograms(batch: ArrayBuffer, range?: EntryRange): AppendResult {
     this.appends++;
     this.assertWritable();
     const series = this.seriesRecord;
@@ -379,7 +380,7 @@ export class Db {
         head: this.head, bounds, walSeg: this.wal.segment, record,
         onCreate: (s, bytes) => series.add(s.id, bytes),
         storeCuts: () => this.storeCuts(),
-      }, batch);
+      }, batch, range);
     } finally {
       // Should the append fail part way (a fault of ours), what the head
       // took so far is logged all the same: the head never holds more than

@@ -4,7 +4,7 @@ import { viewHistogramBatch } from '../record/histogram-batch.js';
 import { sameHistogram } from '../chunkenc/histogram/equal.js';
 import type { HistogramRecordWriter } from '../record/histogram-record.js';
 import { ENTRY } from '../wasm/layout.js';
-import type { AppendBounds, Head, HeadAppendStats, RejectKey } from './head.js';
+import type { AppendBounds, EntryRange, Head, HeadAppendStats, RejectKey } from './head.js';
 import type { Series } from './series.js';
 
 const TWO_32 = 4294967296;
@@ -49,9 +49,10 @@ export interface HistogramAppendContext {
  * open chunk takes it as it is) goes from its body into the chunk without
  * a histogram object (HistogramHead.appendBody); others are decoded into
  * one when appended or compared. Accepted samples are logged by copying
- * their bodies.
+ * their bodies. With `range`, only those entries (the others are appended
+ * by calls of their own; rejections are named by their index in the batch).
  */
-export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer): HeadAppendStats {
+export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer, range?: EntryRange): HeadAppendStats {
   const { head, bounds } = ctx;
   const v = viewHistogramBatch(batch);
   const words = new Uint32Array(batch, v.entriesAt, (v.entries * ENTRY.size) / 4);
@@ -61,7 +62,8 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
   const labels = new Uint8Array(batch, v.labelsAt, v.labelBytes);
   const stats = newStats();
   const record = ctx.record;
-  for (let i = 0; i < v.entries; i++) {
+  const to = range === undefined ? v.entries : Math.min(range.to, v.entries);
+  for (let i = range?.from ?? 0; i < to; i++) {
     const e = (i * ENTRY.size) / 4;
     const start = words[e + ENTRY.start / 4]!;
     const count = words[e + ENTRY.count / 4]!;

@@ -8,6 +8,7 @@
 import type { Db } from '../db/db.js';
 import { joinRejections, rejectionError } from './rejections.js';
 import { viewAppendBatch } from '../record/append-batch.js';
+import { viewHistogramBatch } from '../record/histogram-batch.js';
 import type { TaskRunner } from '../pool/task.js';
 import { writeRequestTenant } from './parse/parse-write.js';
 import { parseWriteInPool, recycleBatch } from './parse-task.js';
@@ -163,7 +164,7 @@ export class Writer {
     const rejectedFloats = floats.result === undefined ? undefined : rejectionError(floats.result, floats.batch, labelsOf);
     recycleBatch(parsed.batch);
     const hBatch = parsed.histogramBatch;
-    const hResult = hBatch === undefined ? undefined : db.appendHistograms(hBatch);
+    const hResult = hBatch === undefined ? undefined : await appendHistogramsInTurns(db, hBatch);
     const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
     if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
     const written: WriteOutcome = {
@@ -236,6 +237,28 @@ function refusedParts(parsed: ParsedWrite, exemplars: ExemplarAppendResult | und
 
 /** Entries appended at a time when a write may create many series. */
 const APPEND_STEP = 500;
+/** Histogram entries appended at a time: each costs several float entries' time (a chunk per sample). */
+const HISTOGRAM_STEP = 200;
+
+/**
+ * Appends a histogram batch in steps of HISTOGRAM_STEP entries, sharing
+ * the event loop's turns with the float appends (appendTurns): a request
+ * of thousands of histograms does not hold the loop for tens of
+ * milliseconds at once.
+ */
+async function appendHistogramsInTurns(db: Db, batch: ArrayBuffer): Promise<AppendResult> {
+  const entries = viewHistogramBatch(batch).entries;
+  let result: AppendResult | undefined;
+  let from = 0;
+  do {
+    const wait = appendTurns.take();
+    if (wait !== undefined) await wait;
+    const r = entries <= HISTOGRAM_STEP ? db.appendHistograms(batch) : db.appendHistograms(batch, { from, to: Math.min(entries, from + HISTOGRAM_STEP) });
+    result = result === undefined ? r : addAppendResults(result, r);
+    from += HISTOGRAM_STEP;
+  } while (from < entries);
+  return result;
+}
 
 /** What two appends of one batch's consecutive ranges did together (`a` the earlier). */
 function addAppendResults(a: AppendResult, b: AppendResult): AppendResult {
