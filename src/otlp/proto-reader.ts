@@ -222,37 +222,30 @@ function anyValue(f: Fields, first: { json: unknown; text: string } = { json: ''
   return out;
 }
 
+/** AnyValue's string_value field, as its first byte. */
+const STRING_VALUE_TAG = (1 << 3) | WIRE.len;
+
 function keyValue(f: Fields): { key: string; json: unknown; text: string } {
   let key = '';
   let value = { json: '' as unknown, text: '' };
   for (let field = f.next(); field !== 0; field = f.next()) {
     if (field === 1) key = f.string(1);
-    else if (field === 2) value = anyValue(f.sub(2, 'AnyValue'));
-    else f.skip();
+    else if (field === 2) {
+      const v = f.sub(2, 'AnyValue');
+      // Nearly every attribute is a string: read it without anyValue's loop when it is all the value holds.
+      if (v.r.pos < v.end && v.r.buf[v.r.pos] === STRING_VALUE_TAG) {
+        v.next();
+        const s = v.string(1);
+        value = v.r.pos === v.end ? { json: s, text: s } : anyValue(v, { json: s, text: s });
+      } else value = anyValue(v);
+    } else f.skip();
   }
   return { key, json: value.json, text: value.text };
 }
 
-/** AnyValue's string_value field, as its first byte. */
-const STRING_VALUE_TAG = (1 << 3) | WIRE.len;
-
 function attribute(f: Fields, field: number, out: Attribute[]): void {
-  const kv = f.sub(field, 'KeyValue');
-  let key = '';
-  let value = '';
-  for (let g = kv.next(); g !== 0; g = kv.next()) {
-    if (g === 1) key = kv.string(1);
-    else if (g === 2) {
-      const v = kv.sub(2, 'AnyValue');
-      // Nearly every attribute is a string: read it without anyValue's objects.
-      if (v.r.pos < v.end && v.r.buf[v.r.pos] === STRING_VALUE_TAG) {
-        v.next();
-        const s = v.string(1);
-        value = v.r.pos === v.end ? s : anyValue(v, { json: s, text: s }).text;
-      } else value = anyValue(v).text;
-    } else kv.skip();
-  }
-  out.push({ key, value });
+  const kv = keyValue(f.sub(field, 'KeyValue'));
+  out.push({ key: kv.key, value: kv.text });
 }
 
 /** An id as hex, '' when empty or all zeros (pcommon's IsEmpty). */

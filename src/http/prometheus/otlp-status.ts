@@ -14,8 +14,9 @@ import type { Reply } from '../route.js';
 import { mediaType } from '../content-type.js';
 import { uvarintBytes } from '../../encoding/varint.js';
 
-const PROTOBUF = 'application/x-protobuf';
-const JSON_TYPE = 'application/json';
+/** OTLP/HTTP's two encodings, by Content-Type. */
+export const PROTOBUF = 'application/x-protobuf';
+export const JSON_TYPE = 'application/json';
 /** google.rpc.Status.message: field 2, length-delimited. */
 const STATUS_MESSAGE_TAG = (2 << 3) | 2;
 

@@ -22,7 +22,7 @@ import { HttpProblem } from '../errors.js';
 import type { Reply, RequestContext, RouteSpec } from '../route.js';
 import { DEFAULT_OTLP_SETTINGS, type OtlpSettings } from '../../otlp/settings.js';
 import type { OtlpRefused } from '../../otlp/otlp-body.js';
-import { otlpRefusal } from './otlp-status.js';
+import { JSON_TYPE, PROTOBUF, otlpRefusal } from './otlp-status.js';
 import { asProblem } from './problems.js';
 import type { Readiness } from './readiness.js';
 import { MAX_DECOMPRESSION_RATIO } from './remote-write.js';
@@ -40,9 +40,6 @@ export interface OtlpDeps {
 
 /** Prometheus' path and Thanos Receive's. */
 export const OTLP_PATHS = ['/api/v1/otlp/v1/metrics', '/api/v1/otlp'] as const;
-
-const PROTOBUF = 'application/x-protobuf';
-const JSON_TYPE = 'application/json';
 
 const encoder = new TextEncoder();
 
