@@ -1,4 +1,4 @@
-import { crc32c } from '@node-rs/crc32';
+import { crc32cRange } from '../encoding/crc32c.js';
 import { MAX_VARINT64_BYTES, readUvarint, type VarintRead } from '../encoding/varint.js';
 
 /** Longest frame taken: Prometheus sends about 1 MiB; a frame past this is a broken stream. */
@@ -25,6 +25,8 @@ export class FrameSplitter {
   private pendingBytes = 0;
   /** The cut frame's whole size (header included) once its header is in; -1 before. */
   private frameBytes = -1;
+  /** The cut frame's header bytes (length and CRC), once its header is in. */
+  private headerBytes = 0;
   private readonly varint: VarintRead = { value: 0, next: 0 };
 
   constructor(private readonly onFrame: (body: Buffer) => void, private readonly onFault: (fault: FrameFault, bytes: number) => never) {}
@@ -43,7 +45,7 @@ export class FrameSplitter {
     for (;;) {
       const size = this.frameSize(piece, at, piece.length);
       if (size < 0 || at + size > piece.length) break;
-      this.emit(piece, at, size);
+      this.emit(piece, at, size, this.varint.next - at + 4);
       at += size;
     }
     if (at < piece.length) this.hold(piece.subarray(at));
@@ -60,6 +62,7 @@ export class FrameSplitter {
         return -1;
       }
       this.frameBytes = size;
+      this.headerBytes = this.varint.next + 4;
     }
     const missing = this.frameBytes - this.pendingBytes;
     if (missing > piece.length) {
@@ -73,7 +76,7 @@ export class FrameSplitter {
     this.pending = [];
     this.pendingBytes = 0;
     this.frameBytes = -1;
-    this.emit(frame, 0, frame.length);
+    this.emit(frame, 0, frame.length, this.headerBytes);
     return missing;
   }
 
@@ -94,10 +97,9 @@ export class FrameSplitter {
     return next - at + 4 + len;
   }
 
-  private emit(b: Buffer, at: number, size: number): void {
-    const { next } = readUvarint(b, at, at + MAX_VARINT64_BYTES, this.varint);
-    const body = b.subarray(next + 4, at + size);
-    if (crc32c(body) >>> 0 !== b.readUInt32BE(next)) this.onFault('frame checksum mismatch', size);
-    this.onFrame(body);
+  /** Hands on the frame of `size` bytes at `at`, its first `header` bytes its length and CRC, once its CRC is checked. */
+  private emit(b: Buffer, at: number, size: number, header: number): void {
+    if (crc32cRange(b, at + header, at + size) !== b.readUInt32BE(at + header - 4)) this.onFault('frame checksum mismatch', size);
+    this.onFrame(b.subarray(at + header, at + size));
   }
 }
