@@ -108,7 +108,7 @@ describe('S3 requests on the wire', () => {
     assert.equal(fake.requests.filter((r) => r.method === 'POST').length, 2, 'create and complete');
   });
 
-  it('aborts a multipart upload whose part is refused, and reuses its part buffers for the next file', async (t) => {
+  it('aborts a multipart upload whose part is refused; the next file after it goes up whole, each part with its own MD5', async (t) => {
     const fake = await fakeS3((req, body, n, res) => {
       const url = new URL(req.url!, 'http://x');
       if (req.method === 'PUT' && url.searchParams.get('partNumber') === '2' && url.pathname.endsWith('/bad')) {
