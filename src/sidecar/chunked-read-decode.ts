@@ -20,28 +20,24 @@ export interface DecodedSeries {
  *
  * @param onSeries called with each series in the order of the message
  * @param memo the strings of the series decoded before (one memo an answer)
- * @returns whether a label holds a character outside the BMP (a surrogate pair in JS)
+ * @returns whether a label of the answer so far (the messages decoded
+ *   with `memo`) holds a character outside the BMP (a surrogate pair in JS)
  */
 export function decodeChunkedReadResponse(body: Buffer, onSeries: (s: DecodedSeries) => void, memo = new LabelMemo()): boolean {
-  fourByteUtf8 = false;
-  memoNow = memo;
   const r = new WireReader(body);
   const end = body.length;
   while (r.pos < end) {
     const tag = r.tag(end);
     if (tag === ((1 << 3) | WIRE.len)) {
       const stop = r.len(end);
-      onSeries(readSeries(r, body, stop));
+      onSeries(readSeries(r, body, stop, memo));
       r.pos = stop;
     } else {
       r.skip(tag & 7, end);
     }
   }
-  return fourByteUtf8;
+  return memo.fourByteUtf8;
 }
-
-/** Whether the message being decoded had a 4-byte UTF-8 sequence in a label (its lead byte is 0xF0 or above). */
-let fourByteUtf8 = false;
 
 /**
  * The label strings of the series decoded last, by position, and where
@@ -57,13 +53,16 @@ export class LabelMemo {
   strings: string[] = [];
   /** Offsets of the series being decoded (start, end per string), swapped in when it is done. */
   next: number[] = [];
+  /**
+   * Whether a string decoded with this memo had a 4-byte UTF-8 sequence
+   * (its lead byte 0xF0 or above). A string taken again from the memo was
+   * scanned when first decoded, so this holds for every string it gave.
+   */
+  fourByteUtf8 = false;
 }
 
-let memoNow = new LabelMemo();
-
 /** The string of body[start, stop) at position `j` of its series' labels. */
-function labelString(body: Buffer, start: number, stop: number, j: number): string {
-  const m = memoNow;
+function labelString(m: LabelMemo, body: Buffer, start: number, stop: number, j: number): string {
   // By position, not pushed: a label's value may come before its name, or either be missing.
   m.next[2 * j] = start;
   m.next[2 * j + 1] = stop;
@@ -75,18 +74,18 @@ function labelString(body: Buffer, start: number, stop: number, j: number): stri
     while (k < stop - start && prev[ps + k] === body[start + k]) k++;
     if (k === stop - start) return m.strings[j]!;
   }
-  if (!fourByteUtf8) for (let i = start; i < stop; i++) if (body[i]! >= 0xf0) fourByteUtf8 = true;
+  if (!m.fourByteUtf8) for (let i = start; i < stop; i++) if (body[i]! >= 0xf0) m.fourByteUtf8 = true;
   return body.toString('utf8', start, stop);
 }
 
-function readSeries(r: WireReader, body: Buffer, end: number): DecodedSeries {
+function readSeries(r: WireReader, body: Buffer, end: number, m: LabelMemo): DecodedSeries {
   const labels: string[] = [];
   const chunks: StoredChunk[] = [];
   while (r.pos < end) {
     const tag = r.tag(end);
     if (tag === ((1 << 3) | WIRE.len)) {
       const stop = r.len(end);
-      readLabel(r, body, stop, labels);
+      readLabel(r, body, stop, labels, m);
       r.pos = stop;
     } else if (tag === ((2 << 3) | WIRE.len)) {
       const stop = r.len(end);
@@ -96,7 +95,6 @@ function readSeries(r: WireReader, body: Buffer, end: number): DecodedSeries {
       r.skip(tag & 7, end);
     }
   }
-  const m = memoNow;
   m.body = body;
   [m.at, m.next] = [m.next, m.at];
   m.next.length = 0;
@@ -104,15 +102,15 @@ function readSeries(r: WireReader, body: Buffer, end: number): DecodedSeries {
   return { labels, chunks };
 }
 
-function readLabel(r: WireReader, body: Buffer, end: number, out: string[]): void {
+function readLabel(r: WireReader, body: Buffer, end: number, out: string[], m: LabelMemo): void {
   let name = '';
   let value = '';
   while (r.pos < end) {
     const tag = r.tag(end);
     if (tag === ((1 << 3) | WIRE.len) || tag === ((2 << 3) | WIRE.len)) {
       const stop = r.len(end);
-      if (tag >>> 3 === 1) name = labelString(body, r.pos, stop, out.length);
-      else value = labelString(body, r.pos, stop, out.length + 1);
+      if (tag >>> 3 === 1) name = labelString(m, body, r.pos, stop, out.length);
+      else value = labelString(m, body, r.pos, stop, out.length + 1);
       r.pos = stop;
     } else {
       r.skip(tag & 7, end);
