@@ -8,6 +8,8 @@
  * advise(buffer, advice): madvise over the whole Buffer (advice: one of
  * the constants exported below).
  * pageOutFiles(): MADV_PAGEOUT over the process' read-only file mappings.
+ * dropFilePages(): MADV_DONTNEED over the read-only private file mappings
+ * the process holds no copied page of: lets go of the pages it shares.
  * memfd(name): an anonymous memory file (memfd_create), for a shared object
  * that is loaded without being written to disk.
  * c23Shim: true where this build defines glibc 2.38's __isoc23_strtol,
@@ -162,6 +164,64 @@ static napi_value page_out_files(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// MADV_PAGEOUT skips pages another process maps too: beside another Node
+// process, the node binary's code pages this one touched once stay mapped
+// (and in its RSS) for good. MADV_DONTNEED lets this process go of them:
+// they stay in the page cache for the others, and fault back in, from
+// there, when touched again. Only where that loses nothing: read-only
+// private file mappings holding no page the process copied (smaps'
+// Anonymous: 0 kB; a copied page, such as relocated data made read-only,
+// would be read back from the file, not as it was). Answers the bytes of
+// the mappings advised; -1 where /proc/self/smaps cannot be read.
+static napi_value drop_file_pages(napi_env env, napi_callback_info info) {
+  (void)info;
+  double advised = -1;
+  FILE *smaps = fopen("/proc/self/smaps", "r");
+  uintptr_t *ranges = NULL;
+  size_t n = 0, cap = 0;
+  if (smaps != NULL) {
+    char line[4352];
+    uintptr_t start = 0, end = 0;
+    int eligible = 0;
+    while (fgets(line, sizeof line, smaps) != NULL) {
+      uintptr_t s, e;
+      char perms[5];
+      int path_at = 0;
+      if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &s, &e, perms, &path_at) >= 3) {
+        // A mapping's first line (its fields are "Name: value" lines after it, which do not read as a range).
+        start = s;
+        end = e;
+        eligible = path_at > 0 && line[path_at] == '/' && perms[1] != 'w' && perms[3] == 'p';
+        continue;
+      }
+      unsigned long kb;
+      if (eligible && sscanf(line, "Anonymous: %lu kB", &kb) == 1) {
+        eligible = 0;
+        if (kb != 0) continue;
+        if (n == cap) {
+          size_t next = cap == 0 ? 256 : cap * 2;
+          uintptr_t *grown = realloc(ranges, next * 2 * sizeof *ranges);
+          if (grown == NULL) break;
+          ranges = grown;
+          cap = next;
+        }
+        ranges[2 * n] = start;
+        ranges[2 * n + 1] = end;
+        n++;
+      }
+    }
+    fclose(smaps);
+    advised = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (madvise((void *)ranges[2 * i], ranges[2 * i + 1] - ranges[2 * i], MADV_DONTNEED) == 0) advised += (double)(ranges[2 * i + 1] - ranges[2 * i]);
+    }
+    free(ranges);
+  }
+  napi_value result;
+  CHECK(env, napi_create_double(env, advised, &result));
+  return result;
+}
+
 static napi_value memfd(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -234,6 +294,8 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "trim", fn));
   CHECK(env, napi_create_function(env, "pageOutFiles", NAPI_AUTO_LENGTH, page_out_files, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "pageOutFiles", fn));
+  CHECK(env, napi_create_function(env, "dropFilePages", NAPI_AUTO_LENGTH, drop_file_pages, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "dropFilePages", fn));
   CHECK(env, napi_create_function(env, "memfd", NAPI_AUTO_LENGTH, memfd, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "memfd", fn));
   napi_value shim;

@@ -11,6 +11,7 @@ interface MmapAddon {
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
   pageOutFiles(): number;
+  dropFilePages(): number;
   memfd(name: string): number;
   readonly c23Shim: boolean;
   readonly MADV_DONTNEED: number;
@@ -88,12 +89,17 @@ export function trimNativeHeap(): boolean {
  * each worker thread's start touch (about 40 MiB), shared libraries,
  * read-only maps of data files. They are clean, so nothing is written;
  * what runs again is read back from the page cache or the file. For an
- * idle process only: a busy one would fault its code back at once. Answers
- * the bytes of the mappings advised, -1 where the kernel cannot (Linux
- * before 5.4).
+ * idle process only: a busy one would fault its code back at once. The
+ * pages another process maps too (the node binary's, beside another Node
+ * process) are not reclaimed; this process lets go of its mappings of them
+ * (MADV_DONTNEED, where it holds no copied page: dropFilePages in
+ * native/mmap). Answers the bytes of the mappings paged out, -1 where the
+ * kernel cannot (Linux before 5.4).
  */
 export function pageOutFileMappings(): number {
-  return mmap.pageOutFiles();
+  const advised = mmap.pageOutFiles();
+  mmap.dropFilePages();
+  return advised;
 }
 
 /**
