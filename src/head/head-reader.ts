@@ -120,7 +120,7 @@ export class HeadReader implements SeriesReader {
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
     if (!this.overlaps(minT, maxT)) return [];
     const ids = this.selected(matchers);
-    if (ids === ALL && this.coversAll(minT, maxT)) return this.head.index.labelNames();
+    if (this.everySeries(ids) && this.coversAll(minT, maxT)) return this.head.index.labelNames();
     const names = new Set<string>();
     for (const s of this.matching(ids, minT, maxT)) {
       const labels = this.head.labelsOf(s);
@@ -132,7 +132,7 @@ export class HeadReader implements SeriesReader {
   labelValues(name: string, matchers: readonly LabelMatcher[], minT: number, maxT: number): readonly string[] {
     if (!this.overlaps(minT, maxT)) return [];
     const ids = this.selected(matchers);
-    if (ids === ALL && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
+    if (this.everySeries(ids) && this.coversAll(minT, maxT)) return this.head.index.labelValues(name);
     const values = new Set<string>();
     const withName = ids === ALL ? this.head.index.select([{ type: MatchType.NEQ, name, value: '' }]) : ids;
     for (const s of this.matching(withName, minT, maxT)) {
@@ -142,15 +142,18 @@ export class HeadReader implements SeriesReader {
     return [...values].sort(compareUtf8);
   }
 
-  /**
-   * Ids of the series matching every matcher, or ALL when that is every
-   * series of the head (no matchers, or the tenant label of a store with
-   * one tenant): then the index answers label questions without a series read.
-   */
+  /** Ids of the series matching every matcher; ALL, uncomputed, when there is no matcher. */
   private selected(matchers: readonly LabelMatcher[]): Uint32Array {
-    if (matchers.length === 0) return ALL;
-    const ids = this.head.index.select(matchers);
-    return ids.length === this.head.index.allPostings().length ? ALL : ids;
+    return matchers.length === 0 ? ALL : this.head.index.select(matchers);
+  }
+
+  /**
+   * Whether `ids` (from selected()) are every series of the head (no
+   * matchers, or the tenant label of a store with one tenant): then the
+   * index answers label questions without a series read.
+   */
+  private everySeries(ids: Uint32Array): boolean {
+    return ids === ALL || ids.length === this.head.index.allPostings().length;
   }
 
   /** Series among `ids` (ALL: every series) with data in the range, in id order. */

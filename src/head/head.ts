@@ -563,8 +563,8 @@ export class Head {
   openChunkIn(s: Series, minT: number, maxT: number, arena?: ByteArena): { minT: number; maxT: number; encoding: number; data: Uint8Array } | undefined {
     const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    const buf = u32[q + (SLOT.buf >>> 2)]!;
-    if (buf === 0 || u32[q + (SLOT.count >>> 2)] === 0) return undefined;
+    const buf = openChunkBuf(u32, q);
+    if (buf === 0) return undefined;
     const cMin = readI64(u32, q + (SLOT.minT >>> 2));
     const cMax = readI64(u32, q + (SLOT.lastT >>> 2));
     if (cMax < minT || cMin > maxT) return undefined;
@@ -582,8 +582,8 @@ export class Head {
   openChunkHolding(s: Series, t: number): Uint8Array | undefined {
     const u32 = this.mem.u32();
     const q = s.slot >>> 2;
-    const buf = u32[q + (SLOT.buf >>> 2)]!;
-    if (buf === 0 || u32[q + (SLOT.count >>> 2)] === 0) return undefined;
+    const buf = openChunkBuf(u32, q);
+    if (buf === 0) return undefined;
     if (t < readI64(u32, q + (SLOT.minT >>> 2)) || t > readI64(u32, q + (SLOT.lastT >>> 2))) return undefined;
     const len = openChunkLength(u32, q);
     return this.mem.u8().subarray(buf, buf + len);
@@ -772,6 +772,12 @@ function writeI64(u32: Uint32Array, q: number, n: number): void {
   const hi = Math.floor(n / TWO_32);
   u32[q] = n - hi * TWO_32;
   u32[q + 1] = hi;
+}
+
+/** The open float chunk's buffer (a module address) from its slot (word `q`); 0 when there is none or it holds no sample. */
+function openChunkBuf(u32: Uint32Array, q: number): number {
+  const buf = u32[q + (SLOT.buf >>> 2)]!;
+  return buf !== 0 && u32[q + (SLOT.count >>> 2)] !== 0 ? buf : 0;
 }
 
 /** The open float chunk's length in bytes from its slot (word `q`), as appenderBytes: the bits rounded up, plus Prometheus' spare zero byte. */
