@@ -150,18 +150,16 @@ function serveCall(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, meth
       stream.respond(OK_HEADERS, { waitForTrailers: true });
       stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
       stream.end(EMPTY_FRAME);
-    }, (err: unknown) => fail(isStatus(err) ? err : method.statusOf(err)));
+    }, (err: unknown) => fail(err instanceof DecodeStatus ? { code: err.code, details: err.details } : method.statusOf(err)));
   };
 }
 
-/** A status made here (decoding), not an error of the handler. */
-const ours = new WeakSet<object>();
-const ownStatus = (code: number, details: string): CallStatus => {
-  const s = { code, details };
-  ours.add(s);
-  return s;
-};
-const isStatus = (err: unknown): err is CallStatus => typeof err === 'object' && err !== null && ours.has(err);
+/** A status made here (decoding the message), not an error of the handler. */
+class DecodeStatus extends Error implements CallStatus {
+  constructor(readonly code: number, readonly details: string) {
+    super(details);
+  }
+}
 
 /** The message as the handler takes it: snappy kept framed (decoded in the pool), gzip inflated here. */
 function decoded(bytes: Buffer, encoding: string, maxRecvBytes: number): Promise<MessageBytes> {
@@ -171,8 +169,8 @@ function decoded(bytes: Buffer, encoding: string, maxRecvBytes: number): Promise
     gunzip(bytes, maxRecvBytes < 0 ? {} : { maxOutputLength: Math.max(1, maxRecvBytes) }, (err, out) => {
       if (err === null) resolve({ bytes: out, size: out.byteLength });
       else if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        reject(ownStatus(Status.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${maxRecvBytes}`));
-      } else reject(ownStatus(Status.INTERNAL, 'Failed to decompress message'));
+        reject(new DecodeStatus(Status.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${maxRecvBytes}`));
+      } else reject(new DecodeStatus(Status.INTERNAL, 'Failed to decompress message'));
     });
   });
 }
