@@ -14,10 +14,9 @@
  * message: the compressed flag (1 with snappy, then `grpc-encoding: snappy`
  * goes with the call), the length as 4 bytes big-endian, the message.
  */
-import { uncompressSync } from 'snappy';
 import { encodeSnappyFramed } from '../../encoding/snappy-framed.js';
 import { putUvarint, uvarintSize } from '../../encoding/varint.js';
-import { LoadTooLargeError } from '../load/plan.js';
+import { reencodeRequests } from './reencode.js';
 
 /**
  * How the messages are compressed: "snappy" as Thanos' gRPC compressor
@@ -47,21 +46,13 @@ export function tenantField(tenant: string | undefined): Buffer {
  */
 export function grpcWriteBodies(compressed: readonly Buffer[], tenant: string | undefined, maxBytes: number, compression: GrpcCompression = 'none'): Buffer[] {
   const tail = tenantField(tenant);
-  const out: Buffer[] = new Array(compressed.length);
-  let total = 0;
-  for (let i = 0; i < compressed.length; i++) {
-    const decoded = uncompressSync(compressed[i]!) as Buffer;
+  return reencodeRequests(compressed, maxBytes, `${compression === 'snappy' ? 'snappy-framed' : 'uncompressed'} gRPC messages`, (decoded) => {
     const plain = tail.length === 0 ? decoded : Buffer.concat([decoded, tail]);
     const message = compression === 'snappy' ? encodeSnappyFramed(plain) : plain;
     const body = Buffer.allocUnsafeSlow(PREFIX_BYTES + message.length);
     body[0] = compression === 'snappy' ? 1 : 0;
     body.writeUInt32BE(message.length, 1);
     message.copy(body, PREFIX_BYTES);
-    total += body.length;
-    if (total > maxBytes) {
-      throw new LoadTooLargeError(`the load takes more than ${Math.round(maxBytes / 2 ** 20)} MiB as gRPC messages (${compression === 'snappy' ? 'snappy-framed' : 'uncompressed'}; at request ${i + 1} of ${compressed.length}); lower --series or --samples-per-series, or raise --max-encoded`);
-    }
-    out[i] = body;
-  }
-  return out;
+    return body;
+  });
 }

@@ -16,10 +16,9 @@
  * the OpenTelemetry Collector's otlphttp exporter sends by default.
  */
 import { gzipSync } from 'node:zlib';
-import { uncompressSync } from 'snappy';
 import { ExportMetricsServiceRequest } from '../../gen/opentelemetry/proto/collector/metrics/v1/metrics_service.js';
 import { WriteRequest } from '../../gen/prometheus/remote.js';
-import { LoadTooLargeError } from '../load/plan.js';
+import { reencodeRequests } from './reencode.js';
 
 /** How the OTLP bodies are compressed (--otlp-compression). */
 export type OtlpCompression = 'gzip' | 'none';
@@ -62,16 +61,8 @@ export function otlpRequestOf(wr: WriteRequest): Uint8Array {
  * @throws LoadTooLargeError when the bodies together take more than `maxBytes`.
  */
 export function otlpWriteBodies(compressed: readonly Buffer[], maxBytes: number, compression: OtlpCompression): Buffer[] {
-  const out: Buffer[] = new Array(compressed.length);
-  let total = 0;
-  for (let i = 0; i < compressed.length; i++) {
-    const plain = otlpRequestOf(WriteRequest.decode(uncompressSync(compressed[i]!) as Buffer));
-    const body = compression === 'gzip' ? gzipSync(plain) : Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
-    total += body.length;
-    if (total > maxBytes) {
-      throw new LoadTooLargeError(`the load takes more than ${Math.round(maxBytes / 2 ** 20)} MiB as OTLP bodies (${compression === 'gzip' ? 'gzip' : 'uncompressed'}; at request ${i + 1} of ${compressed.length}); lower --series or --samples-per-series, or raise --max-encoded`);
-    }
-    out[i] = body;
-  }
-  return out;
+  return reencodeRequests(compressed, maxBytes, `${compression === 'gzip' ? 'gzip' : 'uncompressed'} OTLP bodies`, (decoded) => {
+    const plain = otlpRequestOf(WriteRequest.decode(decoded));
+    return compression === 'gzip' ? gzipSync(plain) : Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
+  });
 }
