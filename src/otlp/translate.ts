@@ -83,6 +83,8 @@ export class Translation implements MetricsVisitor {
   readonly refusals: Refusals = { rejected: 0, errors: [] };
   private readonly utf8: boolean;
   private res: ResourceState | undefined;
+  /** Points of the metric being translated that are done (written or refused on their own). */
+  private translated = 0;
 
   /**
    * @param body - the protobuf body being read, where number points'
@@ -166,7 +168,8 @@ export class Translation implements MetricsVisitor {
     } catch (err) {
       // A point's attributes are read late (readAttributes): a body that does not decode is still 400.
       if (err instanceof MalformedRequestError) throw err;
-      this.fail(points.length, (err as Error).message);
+      // As Prometheus: the metric's points before the one that failed are kept; it and those after are refused.
+      this.fail(points.length - this.translated, (err as Error).message);
     }
   }
 
@@ -207,6 +210,7 @@ export class Translation implements MetricsVisitor {
   }
 
   private translate(m: Metric, ctx: ResourceContext): void {
+    this.translated = 0;
     const d = m.data;
     if (d.kind === 'none' || d.points.length === 0) return;
     if ('temporality' in d && d.temporality !== TEMPORALITY.cumulative) {
@@ -241,12 +245,14 @@ export class Translation implements MetricsVisitor {
           const ref = refs === undefined ? 0 : refs[i]!;
           if (ref !== 0) {
             series.knownSample!(ref, sample);
+            this.translated++;
             continue;
           }
           const attrs = p.attributesAt === undefined ? p.attributes : readAttributes(this.body!, p.attributesAt, p.attributesEnd!);
           const out: OutSeries = { labels: named(family, this.attributes(attrs, ctx)), sample, exemplars: exemplars(p.exemplars) };
           if (refs !== undefined) out.ticket = i + 1;
           series.series(out);
+          this.translated++;
         }
         return;
       }
@@ -257,6 +263,7 @@ export class Translation implements MetricsVisitor {
           series.series(one(`${family}_sum`, base, p.timeMs, p.sum, s));
           series.series(one(`${family}_count`, base, p.timeMs, p.count, s));
           for (const q of p.quantiles) series.series(one(family, base, p.timeMs, q.value, s, 'quantile', goFloatFixed(q.quantile)));
+          this.translated++;
         }
         return;
       case 'histogram':
@@ -279,11 +286,13 @@ export class Translation implements MetricsVisitor {
           const inf = one(`${family}_bucket`, base, p.timeMs, p.count, s, 'le', '+Inf');
           inf.exemplars.push(...ex.slice(next));
           series.series(inf);
+          this.translated++;
         }
         return;
       case 'exponential_histogram':
         for (const p of d.points) {
           const h = nativeHistogram(p, false);
+          this.translated++;
           if (h instanceof Error) {
             this.fail(1, h.message);
             continue;

@@ -124,4 +124,17 @@ describe('translation', () => {
     assert.deepEqual(t.series[1]!.labels, ['__name__', 'target_info', 'host_name', 'h1', 'job', 'api']);
     assert.deepEqual(t.metadata[0], { type: 1, family: 'hits_total', help: 'd', unit: '' });
   });
+
+  test('a point whose labels cannot be made: the metric\'s points before it are kept, it and the rest refused (as Prometheus\' converter)', () => {
+    const point = (key: string, value: number) => ({ attributes: [{ key, value: 'v' }], timeMs: value, flags: 0, value, exemplars: [] });
+    const t = translateMetrics([{
+      attributes: [{ key: 'service.name', value: 'api' }],
+      scopes: [{ name: 's', version: '1', schemaUrl: '', attributes: [], metrics: [{
+        name: 'load', description: '', unit: '', data: { kind: 'gauge', points: [point('a', 1), point('', 2), point('b', 3)] },
+      }] }],
+    }], DEFAULT_OTLP_SETTINGS);
+    assert.equal(t.rejected, 2);
+    assert.match(t.errors[0]!, /label name is empty/);
+    assert.deepEqual(t.series.filter((x) => x.labels[1] === 'load').map((x) => x.labels), [['__name__', 'load', 'a', 'v', 'job', 'api']]);
+  });
 });
