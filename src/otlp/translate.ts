@@ -241,14 +241,14 @@ export class Translation implements MetricsVisitor {
         const refs = this.body !== undefined && series.lookup !== undefined ? series.lookup(ctx.key, family, d.points) : undefined;
         for (let i = 0; i < d.points.length; i++) {
           const p = d.points[i]!;
-          const sample = { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) };
           const ref = refs === undefined ? 0 : refs[i]!;
           if (ref !== 0) {
-            series.knownSample!(ref, sample);
+            series.knownSample!(ref, p.timeMs, p.value, stale(p.flags));
             this.translated++;
             continue;
           }
           const attrs = p.attributesAt === undefined ? p.attributes : readAttributes(this.body!, p.attributesAt, p.attributesEnd!);
+          const sample = { timeMs: p.timeMs, value: p.value, stale: stale(p.flags) };
           const out: OutSeries = { labels: named(family, this.attributes(attrs, ctx)), sample, exemplars: exemplars(p.exemplars) };
           if (refs !== undefined) out.ticket = i + 1;
           series.series(out);

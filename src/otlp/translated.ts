@@ -74,8 +74,8 @@ export interface SeriesSink {
    * next time; a known one goes to knownSample(), in point order.
    */
   lookup?(context: string, family: string, points: readonly NumberPoint[]): Uint32Array;
-  /** The sample of a point whose series lookup() knew as `ref`. */
-  knownSample?(ref: number, sample: OutSample): void;
+  /** The sample of a point whose series lookup() knew as `ref` (`stale`: Prometheus' stale marker instead of `value`). */
+  knownSample?(ref: number, timeMs: number, value: number, stale: boolean): void;
 }
 
 /** What was refused of a request. */

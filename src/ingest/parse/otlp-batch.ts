@@ -18,7 +18,7 @@ import { metricTypeName, type MetricMetadataEntry } from '../../metadata/metric-
 import { plainOtlpBody, translateOtlpBody, type OtlpBody } from '../../otlp/otlp-body.js';
 import { encodeTimeSeries } from '../../otlp/time-series.js';
 import type { NumberPoint } from '../../otlp/model.js';
-import type { OutMetadata, OutSample, OutSeries, SeriesSink } from '../../otlp/translated.js';
+import type { OutMetadata, OutSeries, SeriesSink } from '../../otlp/translated.js';
 import type { HeadWasm } from '../../wasm/head.js';
 import { STALE_NAN } from '../../wasm/layout.js';
 import { probeRef } from '../series-table.js';
@@ -220,18 +220,17 @@ class BatchSink implements SeriesSink {
     return refs;
   }
 
-  knownSample(ref: number, sample: OutSample): void {
+  knownSample(ref: number, t: number, value: number, stale: boolean): void {
     let vLo: number;
     let vHi: number;
-    if (sample.stale) {
+    if (stale) {
       vLo = STALE_NAN.lo;
       vHi = STALE_NAN.hi;
     } else {
-      bits[0] = sample.value;
+      bits[0] = value;
       vLo = bitWords[0]!;
       vHi = bitWords[1]!;
     }
-    const t = sample.timeMs;
     this.parse.parser.knownSample(ref, t % TWO_32 | 0, Math.floor(t / TWO_32) | 0, vLo, vHi);
     this.count++;
   }
