@@ -13,8 +13,8 @@ import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
 import { checkSnappyBlock, SnappyBodyError, snappyFailure } from '../encoding/snappy-block.js';
 import { decodeSnappyFramed } from '../encoding/snappy-framed.js';
-import { OtlpTooLargeError, type OtlpBody } from '../otlp/otlp-body.js';
-import { parseOtlpRequest } from './parse/otlp-batch.js';
+import { OtlpTooLargeError, plainOtlpBody, type OtlpBody } from '../otlp/otlp-body.js';
+import { parsePlainOtlp } from './parse/otlp-batch.js';
 
 /** A remote-write request to parse (parse-write.ts). */
 interface ParseWriteMessage {
@@ -159,13 +159,15 @@ function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: Parse
     bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
     if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
   }
-  if (bytes.byteLength > SPARE_MAX_BYTES) large.found = true;
   let answer: ParseWriteAnswer & { ok: true };
   try {
+    // Large as decoded: a small gzip body may inflate past the spares too.
+    const plain = otlp === undefined ? bytes : plainOtlpBody(bytes, otlp);
+    if (plain.byteLength > SPARE_MAX_BYTES) large.found = true;
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
     const wasm = threadCodec().wasm;
-    const parsed = otlp === undefined ? parseWriteRequest(bytes, opts, wasm, cache, spare) : parseOtlpRequest(bytes, otlp, opts, wasm, cache, spare);
+    const parsed = otlp === undefined ? parseWriteRequest(plain, opts, wasm, cache, spare) : parsePlainOtlp(plain, otlp, opts, wasm, cache, spare);
     answer = { ok: true, parsed };
   } catch (err) {
     if (err instanceof OtlpTooLargeError) return refused({ ok: false, snappy: 'resource-exhausted', message: err.message }, body, spare);

@@ -148,10 +148,11 @@ export class Writer {
     try {
       const body = snappy !== undefined ? { snappy, cache: ticket.table } : otlp !== undefined ? { otlp, cache: ticket.table } : { cache: ticket.table };
       parsed = await parseWriteInPool(this.pool, bytes, parseOpts, body);
-      if (limits !== undefined) {
-        if (opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
-        limits.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
-      }
+      if (limits !== undefined && opts.tenant === undefined) limits.admitTenant(parsed.tenant, { body: size }, db);
+      // Kept even when the content is refused next: the worker that read it
+      // (OTLP's memo) passes it on again only a minute later.
+      if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
+      limits?.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
       floats = await this.appendFloats(parsed, ticket);
     } finally {
       cache.end(ticket);
@@ -166,7 +167,6 @@ export class Writer {
     const hBatch = parsed.histogramBatch;
     const hResult = hBatch === undefined ? undefined : await appendHistogramsInTurns(db, hBatch);
     const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
-    if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
     const written: WriteOutcome = {
       samples: floats.result === undefined ? 0 : floats.result.appended + floats.result.ignored,
       histograms: hResult === undefined ? 0 : hResult.appended + hResult.ignored,

@@ -63,6 +63,11 @@ const parse = (bytes: Uint8Array, table: SharedArrayBuffer, tenant = 'acme', bod
   parseOtlpRequest(bytes, body, { dialect: 'prometheus', tenant }, headWasm(), table);
 
 describe('OTLP points by the series cache', () => {
+  test('an empty tenant label name is refused, as parseWriteRequest refuses it', () => {
+    assert.throws(() => parseOtlpRequest(request('api', 'load', points(T_MS)), protobuf, { dialect: 'prometheus', tenantLabel: '' }, headWasm()),
+      (err: Error) => err instanceof RangeError && /tenantLabel must not be empty/.test(err.message));
+  });
+
   test('a point sent again goes by ref with its own sample; a new one is listed to learn', () => {
     const table = newSeriesTable(64);
     const first = parse(request('api', 'load', points(T_MS)), table);

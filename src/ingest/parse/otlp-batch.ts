@@ -23,7 +23,9 @@ import type { HeadWasm } from '../../wasm/head.js';
 import { STALE_NAN } from '../../wasm/layout.js';
 import { probeRef } from '../series-table.js';
 import { BatchParse, type RequestFacts } from './batch-parse.js';
-import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
+import { DEFAULT_TENANT, tenantLabelOf, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
+
+const NO_BYTES = new Uint8Array(0);
 
 const encoder = new TextEncoder();
 const bits = new Float64Array(1);
@@ -267,11 +269,18 @@ class BatchSink implements SeriesSink {
  *
  * @throws MalformedRequestError for a body that does not decode.
  * @throws OtlpTooLargeError for a gzip body past `body.maxDecodedBytes`.
+ * @throws RangeError for an empty `opts.tenantLabel`.
  */
 export function parseOtlpRequest(bytes: Uint8Array, body: OtlpBody, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
-  const plain = plainOtlpBody(bytes, body);
+  return parsePlainOtlp(plainOtlpBody(bytes, body), body, opts, wasm, cache, spare);
+}
+
+/** parseOtlpRequest for a body already gunzipped (plainOtlpBody). */
+export function parsePlainOtlp(plain: Uint8Array, body: OtlpBody, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
+  const tenantLabel = tenantLabelOf(opts);
   const tenant = opts.tenant !== undefined && opts.tenant !== '' ? opts.tenant : opts.defaultTenant ?? DEFAULT_TENANT;
-  const parse = new BatchParse(wasm, new WireReader(plain), opts.tenantLabel ?? DEFAULT_TENANT_LABEL, tenant);
+  // Each series is read from its own bytes (BatchSink.series): the parser's reader starts empty.
+  const parse = new BatchParse(wasm, new WireReader(NO_BYTES), tenantLabel, tenant);
   const sink = new BatchSink(parse, plain, cache === undefined ? undefined : new Int32Array(cache), wasm, tenant);
   try {
     const refused = translateOtlpBody(plain, body, sink);

@@ -1,6 +1,6 @@
 import type { HeadWasm } from '../../wasm/head.js';
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
-import { DEFAULT_TENANT, DEFAULT_TENANT_LABEL, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
+import { DEFAULT_TENANT, tenantLabelOf, type ParsedWrite, type ParseWriteOptions } from './parsed-write.js';
 import { badParseOption, malformedRequest } from '../../errors/errors.js';
 import { METRIC_METADATA, checkMessage } from './message-shapes.js';
 import { readMetricMetadata } from './metadata-reader.js';
@@ -106,8 +106,7 @@ export function writeRequestTenant(bytes: Uint8Array, fallback: string = DEFAULT
  * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
  */
 export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
-  const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
-  if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
+  const tenantLabel = tenantLabelOf(opts);
   if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
   if (opts.dialect !== 'thanos' && opts.dialect !== 'prometheus') throw badParseOption(`unknown dialect ${JSON.stringify(opts.dialect)}`);
   const r = new WireReader(bytes);

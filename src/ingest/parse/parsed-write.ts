@@ -3,6 +3,7 @@
  * 1.0 and Thanos' message, parse-write-v2.ts 2.0's), and the tenant
  * defaults of Thanos Receive.
  */
+import { badParseOption } from '../../errors/errors.js';
 import type { MetricMetadataEntry } from '../../metadata/metric-metadata.js';
 import type { OtlpRefused } from '../../otlp/otlp-body.js';
 
@@ -10,6 +11,17 @@ import type { OtlpRefused } from '../../otlp/otlp-body.js';
 export const DEFAULT_TENANT = 'default-tenant';
 /** Label that carries the tenant (Thanos Receive's `--receive.tenant-label-name` default). */
 export const DEFAULT_TENANT_LABEL = 'tenant_id';
+
+/**
+ * The tenant label of `opts` (default 'tenant_id').
+ *
+ * @throws RangeError when it is empty.
+ */
+export function tenantLabelOf(opts: ParseWriteOptions): string {
+  const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
+  if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
+  return tenantLabel;
+}
 
 /** How to read a remote-write request. */
 export interface ParseWriteOptions {

@@ -78,6 +78,20 @@ describe('write limits over HTTP remote write (limits file, reloaded)', () => {
     assert.equal(await ingested(b), before);
   });
 
+  it('refuses an OTLP export over series_limit storing no sample, and keeps its metadata (the worker passes it on only once a minute)', async () => {
+    const b = strata.base;
+    const points = Array.from({ length: 6 }, (_, k) => ({ timeUnixNano: `${T0}000000`, asDouble: k, attributes: [{ key: 'i', value: { stringValue: String(k) } }] }));
+    const metric = { name: 'queue.depth', unit: 'By', description: 'Items waiting.', gauge: { dataPoints: points } };
+    const body = JSON.stringify({ resourceMetrics: [{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 's' }, metrics: [metric] }] }] });
+    const before = await ingested(b);
+    const a = await call(b, 'POST', '/api/v1/otlp/v1/metrics', { body, headers: { 'content-type': 'application/json', 'thanos-tenant': 'otlp-meta' } });
+    assert.equal(a.status, 413, a.text);
+    assert.equal(await ingested(b), before);
+    
+    const m = await call(b, 'GET', '/api/v1/metadata?metric=queue_depth_bytes', { headers: { 'thanos-tenant': 'otlp-meta' } });
+    assert.deepEqual(m.json, { status: 'success', data: { queue_depth_bytes: [{ type: 'gauge', help: 'Items waiting.', unit: 'bytes' }] } });
+  });
+
   it('refuses a body over size_bytes_limit, as sent or once decompressed, with 413', async () => {
     const b = strata.base;
     const before = await ingested(b);
