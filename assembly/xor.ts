@@ -24,6 +24,10 @@ const A_V = 24; //               u64 last value bits
 const A_LEADING = 32; //         u32 leading zeros of the XOR window, NO_WINDOW before the first
 const A_TRAILING = 36; //        u32 trailing zeros of the XOR window
 export const A_PAD_BYTE = 40; // u32 1 when the chunk ends in Prometheus' spare zero byte
+// How many of the first samples are evenly spaced (every delta-of-delta 0
+// so far): their times are first + k * first delta, so whether they hold a
+// time is arithmetic (the out-of-order append's duplicate check, issue 26).
+export const A_EVEN = 44; //     u32
 export const APPENDER_SIZE: u32 = 48;
 
 // The appender's bit writer. Pending bits sit left aligned in wAcc (wNb of
@@ -105,6 +109,7 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
   let leading = load<u32>(state + A_LEADING);
   let trailing = load<u32>(state + A_TRAILING);
   let padByte = load<u32>(state + A_PAD_BYTE);
+  let even = load<u32>(state + A_EVEN);
   // Resume the writer on the 32-bit word holding the last partial bits.
   wOut = buf + <usize>((startPos >>> 5) << 2);
   wNb = startPos & 31;
@@ -122,17 +127,20 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
       t = st;
       v = sv;
       count = 1;
+      even = 1;
       padByte = 1;
       continue;
     }
     const d = st - t;
     if (count == 1) {
       putUvarint(<u64>d);
+      even = 2;
     } else {
       const dod = d - tDelta;
       // Buckets as Prometheus' bitRange(dod, n): -(2^(n-1)-1) <= dod <= 2^(n-1).
       if (dod == 0) {
         put(0, 1);
+        if (even == count) even++;
       } else if (dod >= -8191 && dod <= 8192) {
         put((0b10 << 14) | (<u64>dod & 0x3fff), 16);
       } else if (dod >= -65535 && dod <= 65536) {
@@ -185,6 +193,7 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
   store<u32>(state + A_LEADING, leading);
   store<u32>(state + A_TRAILING, trailing);
   store<u32>(state + A_PAD_BYTE, padByte);
+  store<u32>(state + A_EVEN, even);
   store<u16>(buf, bswap<u16>(<u16>count));
   return i;
 }
