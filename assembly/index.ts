@@ -12,6 +12,7 @@ export {
   appenderInit, appenderBytes, appenderCount, appendSamples,
   iterInit, iterBatch, iterSeek, iterT, iterIndex, iterErr, decodeChunk,
 } from './xor';
+export { mergeSamples } from './merge';
 
 /** Allocates `size` bytes of this module's memory, 16-byte aligned. */
 export function alloc(size: usize): usize {

@@ -159,6 +159,15 @@ export class OooHead {
     return { t: s.t.subarray(from, to), v: s.v.subarray(2 * from, 2 * to), n: to - from };
   }
 
+  /**
+   * Series `id`'s columns themselves (sorted, distinct; the arrays may be
+   * longer than `n`), or undefined: as view() without making views, for a
+   * reader that searches its range itself. Valid until the next change.
+   */
+  held(id: number): SampleColumns | undefined {
+    return this.bySeries.get(id);
+  }
+
   /** Series `id`'s samples in [minT, maxT] as new columns (sorted, distinct). */
   columns(id: number, minT = -Infinity, maxT = Infinity): SampleColumns {
     const cols = this.view(id, minT, maxT);
