@@ -3,7 +3,6 @@ import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout
 import { WasmMemory } from '../wasm/memory.js';
 import { releaseFreePages } from '../wasm/free-pages.js';
 import { ENCODING_XOR } from '../chunkenc/encoding.js';
-import { xorFirstDelta } from '../chunkenc/xor/first-delta.js';
 import { viewAppendBatch } from '../record/append-batch.js';
 import type { LabelIndex } from './label-index.js';
 import type { Series } from './series.js';
@@ -580,7 +579,7 @@ export class Head {
    * call into the head (copy it before). Undefined when its span does not
    * hold `t`; null when the span does but the chunk cannot: `t` falls
    * among its first samples that are evenly spaced (the appender counts
-   * them as it encodes: SLOT.even) and off their grid. One read of the
+   * them as it encodes: SLOT.even, SLOT.step) and off their grid. One read of the
    * slot, no call into the module, no copy: the out-of-order append's
    * duplicate check, which then needs no seek for a late sample between
    * in-order ones.
@@ -592,14 +591,10 @@ export class Head {
     if (buf === 0) return undefined;
     const minT = readI64(u32, q + (SLOT.minT >>> 2));
     if (t < minT || t > readI64(u32, q + (SLOT.lastT >>> 2))) return undefined;
-    const len = openChunkLength(u32, q);
-    const u8 = this.mem.u8();
     const even = u32[q + (SLOT.even >>> 2)]!;
-    if (even >= 2 && t !== minT) {
-      const step = xorFirstDelta(u8, buf, len);
-      if (step > 0 && t <= minT + (even - 1) * step && (t - minT) % step !== 0) return null;
-    }
-    return u8.subarray(buf, buf + len);
+    const step = u32[q + (SLOT.step >>> 2)]!;
+    if (even >= 2 && step !== 0 && t <= minT + (even - 1) * step && (t - minT) % step !== 0) return null;
+    return this.mem.u8().subarray(buf, buf + openChunkLength(u32, q));
   }
 
   /**
