@@ -65,10 +65,9 @@ export class XorMerger {
       got = w.decodeChunk(this.state, input, chunk.length, dec, dec + an * 8, an);
       if (got < 0) throw wasmDecodeError(got, w.iterIndex(this.state));
     }
-    const f64 = mem.f64();
-    const u32 = mem.u32();
-    for (let k = 0, at = late >>> 3; k < bn; k++) f64[at + k] = t[from + k]!;
-    for (let k = 0, at = (late + bn * 8) >>> 2, src = 2 * from; k < 2 * bn; k++) u32[at + k] = v[src + k]!;
+    // Two memcpys (same-type set: the value bits stay as they are).
+    mem.f64().set(t.subarray(from, to), late >>> 3);
+    mem.u32().set(v.subarray(2 * from, 2 * to), (late + bn * 8) >>> 2);
     const n = w.mergeSamples(dec, dec + an * 8, got, late, late + bn * 8, bn, merged, merged + (an + bn) * 8);
     for (let p = 0; p < n; p += per) {
       const k = Math.min(per, n - p);
