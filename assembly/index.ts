@@ -12,6 +12,7 @@ export {
   appenderInit, appenderBytes, appenderCount, appendSamples,
   iterInit, iterBatch, iterSeek, iterT, iterIndex, iterErr, decodeChunk,
 } from './xor';
+export { mergeSamples } from './merge';
 
 /** Allocates `size` bytes of this module's memory, 16-byte aligned. */
 export function alloc(size: usize): usize {
@@ -30,7 +31,8 @@ export {
 } from './series-keys';
 // A series slot starts with the XOR appender's state: its fields are the slot's first.
 export {
-  A_POS as SLOT_BIT_POS, A_COUNT as SLOT_COUNT, A_T as SLOT_LAST_T, A_PAD_BYTE as SLOT_PAD_BYTE,
+  A_POS as SLOT_BIT_POS, A_COUNT as SLOT_COUNT, A_T as SLOT_LAST_T, A_PAD_BYTE as SLOT_PAD_BYTE, A_EVEN as SLOT_EVEN,
+  A_STEP as SLOT_STEP,
 } from './xor';
 export {
   SLOT_SIZE, S_BUF as SLOT_BUF, S_CAP as SLOT_CAP, S_MINT as SLOT_MIN_T, S_MAXT as SLOT_MAX_T, S_LASTV as SLOT_LAST_V,

@@ -21,9 +21,14 @@ export const A_COUNT = 4; //     u32 samples appended
 export const A_T = 8; //         i64 last timestamp
 const A_TDELTA = 16; //          i64 last timestamp delta
 const A_V = 24; //               u64 last value bits
-const A_LEADING = 32; //         u32 leading zeros of the XOR window, NO_WINDOW before the first
-const A_TRAILING = 36; //        u32 trailing zeros of the XOR window
+const A_LEADING = 32; //         u8 leading zeros of the XOR window, NO_WINDOW before the first
+const A_TRAILING = 33; //        u8 trailing zeros of the XOR window
+export const A_STEP = 36; //     u32 the first time delta, 0 when it does not fit 32 bits (see A_EVEN)
 export const A_PAD_BYTE = 40; // u32 1 when the chunk ends in Prometheus' spare zero byte
+// How many of the first samples are evenly spaced (every delta-of-delta 0
+// so far): their times are first + k * A_STEP, so whether they hold a time
+// is arithmetic (the out-of-order append's duplicate check, issue 26).
+export const A_EVEN = 44; //     u32
 export const APPENDER_SIZE: u32 = 48;
 
 // The appender's bit writer. Pending bits sit left aligned in wAcc (wNb of
@@ -70,7 +75,7 @@ function putUvarint(x: u64): void {
 export function appenderInit(state: usize, buf: usize): void {
   memory.fill(state, 0, APPENDER_SIZE);
   store<u32>(state + A_POS, HEADER_BITS);
-  store<u32>(state + A_LEADING, NO_WINDOW);
+  store<u8>(state + A_LEADING, NO_WINDOW);
   store<u32>(buf, 0);
 }
 
@@ -102,9 +107,10 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
   let t = load<i64>(state + A_T);
   let tDelta = load<i64>(state + A_TDELTA);
   let v = load<u64>(state + A_V);
-  let leading = load<u32>(state + A_LEADING);
-  let trailing = load<u32>(state + A_TRAILING);
+  let leading = <u32>load<u8>(state + A_LEADING);
+  let trailing = <u32>load<u8>(state + A_TRAILING);
   let padByte = load<u32>(state + A_PAD_BYTE);
+  let even = load<u32>(state + A_EVEN);
   // Resume the writer on the 32-bit word holding the last partial bits.
   wOut = buf + <usize>((startPos >>> 5) << 2);
   wNb = startPos & 31;
@@ -122,17 +128,21 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
       t = st;
       v = sv;
       count = 1;
+      even = 1;
       padByte = 1;
       continue;
     }
     const d = st - t;
     if (count == 1) {
       putUvarint(<u64>d);
+      even = 2;
+      store<u32>(state + A_STEP, d > 0 && d <= <i64>u32.MAX_VALUE ? <u32>d : 0);
     } else {
       const dod = d - tDelta;
       // Buckets as Prometheus' bitRange(dod, n): -(2^(n-1)-1) <= dod <= 2^(n-1).
       if (dod == 0) {
         put(0, 1);
+        if (even == count) even++;
       } else if (dod >= -8191 && dod <= 8192) {
         put((0b10 << 14) | (<u64>dod & 0x3fff), 16);
       } else if (dod >= -65535 && dod <= 65536) {
@@ -182,9 +192,10 @@ export function appendSamples(state: usize, buf: usize, cap: u32, ts: usize, val
   store<i64>(state + A_T, t);
   store<i64>(state + A_TDELTA, tDelta);
   store<u64>(state + A_V, v);
-  store<u32>(state + A_LEADING, leading);
-  store<u32>(state + A_TRAILING, trailing);
+  store<u8>(state + A_LEADING, <u8>leading);
+  store<u8>(state + A_TRAILING, <u8>trailing);
   store<u32>(state + A_PAD_BYTE, padByte);
+  store<u32>(state + A_EVEN, even);
   store<u16>(buf, bswap<u16>(<u16>count));
   return i;
 }

@@ -102,9 +102,9 @@ function codecScratch(n: number): CodecScratch {
   return scratch;
 }
 
-/** Index of the first sample at or after `t` among the first `n` (sorted) timestamps. */
-export function lowerBound(ts: Float64Array, n: number, t: number): number {
-  let lo = 0;
+/** Index of the first sample at or after `t` among the first `n` (sorted) timestamps, from index `from` on. */
+export function lowerBound(ts: Float64Array, n: number, t: number, from = 0): number {
+  let lo = from;
   let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

@@ -8,51 +8,53 @@
  * keeps the chunk's sample); samples between chunks become chunks of their
  * own. No sample is encoded only to be decoded again, and no chunk is
  * decoded unless samples fall in its span (issue 26: merging encoded
- * out-of-order chunks cost 25x a read of chunks as stored).
+ * out-of-order chunks cost 25x a read of chunks as stored). The decode,
+ * merge and encode run in the codec's module (xor/wasm-merge.ts).
  */
-import { ColumnsBuffer, decodeColumnsInto, lowerBound, mergeSorted, type SampleColumns } from './columns.js';
+import { lowerBound, type SampleColumns } from './columns.js';
 import { ENCODING_XOR } from './encoding.js';
-import { encodeChunks, type MergeableChunk, type MergedChunk } from './merge-chunks.js';
+import { ENCODED_CHUNK_SAMPLES } from './chunk-samples.js';
+import type { MergeableChunk, MergedChunk } from './merge-chunks.js';
+import { threadCodec } from './xor/impl.js';
+import { XorMerger } from './xor/wasm-merge.js';
 
-/** Scratch of this thread: a chunk decoded, and it merged with samples (encoded before the next use). */
-const decoded = new ColumnsBuffer();
-const merged = new ColumnsBuffer();
+/** This thread's merger, made on first use. */
+let merger: XorMerger | undefined;
 
 /**
- * `chunks` with the samples of `cols` merged in, by time, not
+ * `chunks` with samples [from, to) of `cols` merged in, by time, not
  * overlapping; undefined when this cannot be done so (chunks overlapping
  * one another, or samples in the span of a chunk that is not XOR): the
  * caller merges as chunks then (merge-chunks.ts). `chunks` is sorted in
  * place by min time.
  */
-export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: SampleColumns): Array<C | MergedChunk> | undefined {
-  chunks.sort((a, b) => a.minT - b.minT);
+export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: SampleColumns, from = 0, to = cols.n): Array<C | MergedChunk> | undefined {
+  if (chunks.length > 1) chunks.sort(byMinT);
+  merger ??= new XorMerger(threadCodec());
   const out: Array<C | MergedChunk> = [];
   const ct = cols.t;
-  let i = 0;
+  let i = from;
   let prevMax = -Infinity;
-  for (const c of chunks) {
+  for (let k = 0; k < chunks.length; k++) {
+    const c = chunks[k]!;
     if (c.minT <= prevMax) return undefined;
     prevMax = c.maxT;
     // Samples before the chunk: chunks of their own.
-    const before = i < cols.n && ct[i]! < c.minT ? lowerBound(ct, cols.n, c.minT) : i;
-    if (before > i) pushEncoded(out, cols, i, before);
+    const before = i < to && ct[i]! < c.minT ? lowerBound(ct, to, c.minT, i) : i;
+    if (before > i) merger.mergeInto(undefined, ct, cols.v, i, before, ENCODED_CHUNK_SAMPLES, out);
     // Samples within its span.
-    const within = before < cols.n && ct[before]! <= c.maxT ? lowerBound(ct, cols.n, c.maxT + 1) : before;
+    const within = before < to && ct[before]! <= c.maxT ? lowerBound(ct, to, c.maxT + 1, before) : before;
     i = within;
     if (within === before) {
       out.push(c);
       continue;
     }
     if ((c.encoding ?? ENCODING_XOR) !== ENCODING_XOR) return undefined;
-    const m = mergeSorted(decodeColumnsInto(c.data, decoded), cols, before, within, merged);
-    for (const x of encodeChunks(m.t, m.v, m.n)) out.push(x);
+    merger.mergeInto(c.data, ct, cols.v, before, within, ENCODED_CHUNK_SAMPLES, out);
   }
-  if (i < cols.n) pushEncoded(out, cols, i, cols.n);
+  if (i < to) merger.mergeInto(undefined, ct, cols.v, i, to, ENCODED_CHUNK_SAMPLES, out);
   return out;
 }
 
-function pushEncoded(out: Array<MergeableChunk>, cols: SampleColumns, from: number, to: number): void {
-  const part = encodeChunks(cols.t.subarray(from, to), cols.v.subarray(2 * from, 2 * to), to - from);
-  for (const m of part) out.push(m);
-}
+const byMinT = (a: MergeableChunk, b: MergeableChunk): number => a.minT - b.minT;
+

@@ -6,7 +6,7 @@ import type { Head } from './head.js';
 import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';
 import { encodeChunks, withoutOverlaps } from '../chunkenc/merge-chunks.js';
 import { mergeColumnsInto } from '../chunkenc/merge-columns.js';
-import { mergeSorted, type SampleColumns } from '../chunkenc/columns.js';
+import { lowerBound, mergeSorted, type SampleColumns } from '../chunkenc/columns.js';
 import type { OooHead } from './ooo-head.js';
 import type { Series } from './series.js';
 
@@ -101,20 +101,39 @@ export class HeadReader implements SeriesReader {
     if (open !== undefined) out.push(open);
     if (!this.mayHoldOoo(s)) return out;
     const late = this.oooColumns(s.id, minT, maxT);
-    if (late.n === 0) return out;
-    const merged = mergeColumnsInto(out, late);
+    if (late === undefined) return out;
+    const merged = mergeColumnsInto(out, late, late.from, late.to);
     if (merged !== undefined) return merged;
     // A histogram chunk spanning out-of-order samples: merged as chunks.
-    for (const c of encodeChunks(late.t, late.v, late.n)) out.push(c);
+    const cols = late.from === 0 ? late : this.head.ooo.view(s.id, minT, maxT);
+    for (const c of encodeChunks(cols.t, cols.v, cols.n)) out.push(c);
     return withoutOverlaps(out);
   }
 
-  /** The series' out-of-order samples in [minT, maxT] (the head's, and the cut's), sorted; views valid during this call. */
-  private oooColumns(id: number, minT: number, maxT: number): SampleColumns {
-    const held = this.head.ooo.view(id, minT, maxT);
+  /**
+   * The series' out-of-order samples in [minT, maxT] (the head's, and the
+   * cut's), sorted, as columns and the range [from, to) of them; undefined
+   * when there are none. The head's own columns (no views made) while no
+   * cut holds any of the series' samples; valid during this call.
+   */
+  private oooColumns(id: number, minT: number, maxT: number): (SampleColumns & { from: number; to: number }) | undefined {
     const cut = this.cutting?.view(id, minT, maxT);
-    if (cut === undefined || cut.n === 0) return held;
-    return held.n === 0 ? cut : mergeSorted(held, cut);
+    if (cut !== undefined && cut.n > 0) {
+      const held = this.head.ooo.view(id, minT, maxT);
+      const all = held.n === 0 ? cut : mergeSorted(held, cut);
+      return { t: all.t, v: all.v, n: all.n, from: 0, to: all.n };
+    }
+    const held = this.head.ooo.held(id);
+    if (held === undefined) return undefined;
+    const from = minT === -Infinity ? 0 : lowerBound(held.t, held.n, minT);
+    const to = maxT === Infinity ? held.n : lowerBound(held.t, held.n, maxT + 1, from);
+    if (to <= from) return undefined;
+    range.t = held.t;
+    range.v = held.v;
+    range.n = held.n;
+    range.from = from;
+    range.to = to;
+    return range;
   }
 
   labelNames(matchers: readonly LabelMatcher[], minT: number, maxT: number): string[] {
@@ -199,6 +218,9 @@ export class HeadReader implements SeriesReader {
     return (this.head.ooo.seriesCount > 0 && this.head.ooo.has(s.id)) || this.cutting?.has(s.id) === true;
   }
 }
+
+/** oooColumns' answer for the head's own columns, reused (a read uses it at once). */
+const range: SampleColumns & { from: number; to: number } = { t: new Float64Array(0), v: new Uint32Array(0), n: 0, from: 0, to: 0 };
 
 /** The marker for "every series of the head" (compared by identity). */
 const ALL = new Uint32Array(0);

@@ -574,19 +574,27 @@ export class Head {
   }
 
   /**
-   * The open float (XOR) chunk's bytes as they stand when its span holds
-   * `t`, else undefined: a view of the module's memory, valid until the
-   * next call into the head (copy it before). One read of the slot, no call
-   * into the module, no copy: the out-of-order append's duplicate check.
+   * The open float (XOR) chunk's bytes as they stand when it may hold a
+   * sample at `t`: a view of the module's memory, valid until the next
+   * call into the head (copy it before). Undefined when its span does not
+   * hold `t`; null when the span does but the chunk cannot: `t` falls
+   * among its first samples that are evenly spaced (the appender counts
+   * them as it encodes: SLOT.even, SLOT.step) and off their grid. One read of the
+   * slot, no call into the module, no copy: the out-of-order append's
+   * duplicate check, which then needs no seek for a late sample between
+   * in-order ones.
    */
-  openChunkHolding(s: Series, t: number): Uint8Array | undefined {
+  openChunkHolding(s: Series, t: number): Uint8Array | null | undefined {
     const u32 = this.mem.u32();
     const q = s.slot >>> 2;
     const buf = openChunkBuf(u32, q);
     if (buf === 0) return undefined;
-    if (t < readI64(u32, q + (SLOT.minT >>> 2)) || t > readI64(u32, q + (SLOT.lastT >>> 2))) return undefined;
-    const len = openChunkLength(u32, q);
-    return this.mem.u8().subarray(buf, buf + len);
+    const minT = readI64(u32, q + (SLOT.minT >>> 2));
+    if (t < minT || t > readI64(u32, q + (SLOT.lastT >>> 2))) return undefined;
+    const even = u32[q + (SLOT.even >>> 2)]!;
+    const step = u32[q + (SLOT.step >>> 2)]!;
+    if (even >= 2 && step !== 0 && t <= minT + (even - 1) * step && (t - minT) % step !== 0) return null;
+    return this.mem.u8().subarray(buf, buf + openChunkLength(u32, q));
   }
 
   /**

@@ -98,6 +98,7 @@ class Lookups {
     const head = this.ctx.head;
     // Float chunks only: a histogram chunk holds no float value (a float at a histogram's time is not that sample again).
     const open = head.openChunkHolding(s, t);
+    if (open === null) return false;
     if (open !== undefined) return find(open, t, out);
     const c = s.chunks;
     for (let i = 0; i < c.length; i += 3) {

@@ -13,7 +13,9 @@ export const SLOT = {
   bitPos: 0, // u32 bits written (appender state)
   count: 4, // u32 samples in the open chunk (appender state)
   lastT: 8, // i64 last timestamp of the open chunk (appender state)
+  step: 36, // u32 the open chunk's first time delta, 0 when over 32 bits (appender state)
   padByte: 40, // u32 1 when the chunk ends in Prometheus' spare zero byte (appender state)
+  even: 44, // u32 how many of the first samples are evenly spaced (appender state)
   buf: 48, // u32 open chunk buffer, 0 when there is none
   cap: 52, // u32 its capacity
   minT: 56, // i64 open chunk's first timestamp

@@ -99,3 +99,21 @@ test('decodeColumnsInto reuses its buffer and keeps NaN payloads; mergeSorted in
   assert.deepEqual([...m.t.subarray(0, m.n)], [1, 2, 4]);
   assert.deepEqual([...m.v.subarray(0, 2 * m.n)].filter((_, i) => i % 2 === 0), [5, 6, 5]);
 });
+
+test('a range of the columns merged (from, to); NaN payloads, negative and large times, and chunks cut at 120 samples', () => {
+  // 300 late samples around a chunk of 100 (50 before it, 99 in its span, 151 after), one of them a stale marker.
+  const base = -1_700_000_000_000;
+  const chunk = chunkOf(Array.from({ length: 100 }, (_, i) => base + 1000 + 2 * i * 10), 1);
+  const lateTimes = Array.from({ length: 300 }, (_, i) => (i < 50 ? base + i : i < 150 ? base + 1000 + (2 * (i - 50) + 1) * 10 : base + 5000 + i));
+  const cols = columns([base - 10, ...lateTimes, base + 1_000_000], 7);
+  cols.v.set([0x00000002, 0x7ff00000], 2 * 60);
+  const out = mergeColumnsInto([chunk], cols, 1, cols.n - 1)!;
+  assert.deepEqual(out.map((c) => decodeColumns(c.data).n), [50, 120, 79, 120, 31]);
+  const got = samples(out);
+  assert.deepEqual(got.map(([t]) => t), [...lateTimes, ...Array.from({ length: 100 }, (_, i) => base + 1000 + 2 * i * 10)].sort((a, b) => a - b));
+  const stale = out.flatMap((c) => {
+    const d = decodeColumns(c.data);
+    return Array.from({ length: d.n }, (_, i) => [d.t[i]!, d.v[2 * i]!, d.v[2 * i + 1]!]);
+  }).find(([t]) => t === lateTimes[59]);
+  assert.deepEqual(stale?.slice(1), [0x00000002, 0x7ff00000]);
+});

@@ -183,6 +183,29 @@ test('one value per timestamp against the in-order chunks, open and in chunk fil
   await db.close();
 });
 
+test('one value per timestamp against an open chunk evenly spaced at first, then not (the check by arithmetic, and the seek)', async () => {
+  const db = await openSmallDb(`${tmp.dir}/even-prefix`, { outOfOrderWindowMs: 2 * HOUR, compaction: false });
+  const model = new Model();
+  // 20 samples a minute apart, then jitter: one open chunk.
+  const t0 = 7 * MIN + 3;
+  const uneven = [t0 + 19 * MIN + 7, t0 + 19 * MIN + 20, t0 + 19 * MIN + 21];
+  const all = [...Array.from({ length: 20 }, (_, k) => t0 + k * MIN), ...uneven];
+  let w = write(db, model, [[A, all, all.map(value)]]);
+  assert.equal(w.r.appended, all.length);
+  for (const t of [t0, t0 + MIN, t0 + 10 * MIN, t0 + 19 * MIN, ...uneven.slice(0, 2)]) {
+    w = write(db, undefined, [[A, [t], [value(t)]]]);
+    assert.deepEqual([w.r.ignored, w.r.appended], [1, 0], `equal sample at ${t}: ignored`);
+    w = write(db, undefined, [[A, [t], [value(t) + 1]]]);
+    assert.deepEqual([w.r.conflict, w.r.appended], [1, 0], `other value at ${t}: conflict`);
+  }
+  // Late samples off the grid of the even ones, and between the uneven ones: kept.
+  const between = [t0 - 1, t0 + 1, t0 + MIN + 1, t0 + 10 * MIN - 1, t0 + 19 * MIN + 8, t0 + 19 * MIN + 19];
+  w = write(db, model, [[A, between, between.map(value)]]);
+  assert.deepEqual([w.r.oooAppended, w.r.ignored, w.r.conflict], [between.length, 0, 0]);
+  assertReads(db, model, 'even prefix, then uneven');
+  await db.close();
+});
+
 test('reads answer each sample once in time order, chunks not overlapping; in-order series as stored; labels see out-of-order data', async () => {
   const db = await openSmallDb(`${tmp.dir}/reads`, { outOfOrderWindowMs: 2 * HOUR, compaction: false });
   const model = new Model();

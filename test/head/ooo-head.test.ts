@@ -138,3 +138,36 @@ test('view answers a range as views of the columns held; columnBytes counts them
   assert.equal(h.has(4), false);
   assert.equal(cut.view(4).n, 100);
 });
+
+test('samples still in the unsorted tail: found by inserts and lookups, seen by every read, split and bounded exactly', () => {
+  const r = rng(26);
+  for (let round = 0; round < 20; round++) {
+    const h = new OooHead();
+    const want = new Map<number, number>();
+    const held = new Uint32Array(2);
+    // Fewer, then more inserts than a tail holds between reads.
+    const burst = 1 + Math.floor(r() * 80);
+    for (let i = 0; i < 400; i++) {
+      const t = Math.floor(r() * 300) * 5;
+      const v = want.get(t) ?? t + 0.25;
+      const other = want.has(t) && r() < 0.3;
+      assert.equal(insert(h, 1, t, other ? v + 1 : v), !want.has(t) ? INSERT_ADDED : other ? INSERT_CONFLICT : INSERT_SAME, `insert at ${t}`);
+      want.set(t, v);
+      if (i % burst !== burst - 1) continue;
+      const probe = Math.floor(r() * 300) * 5;
+      assert.equal(h.lookup(1, probe, held), want.has(probe), `lookup ${probe}`);
+      if (want.has(probe)) assert.deepEqual([held[0], held[1]], bits(want.get(probe)!));
+      const times = [...want.keys()].sort((a, b) => a - b);
+      assert.equal(h.minTime, times[0]);
+      assert.equal(h.maxTime, times.at(-1));
+      assert.equal(h.overlaps(1, probe, probe + 2), times.some((x) => x >= probe && x <= probe + 2));
+      assert.deepEqual(read(h, 1, 100, 900), times.filter((x) => x >= 100 && x <= 900).map((x) => [x, want.get(x)!]));
+    }
+    const all = [...want].sort((a, b) => a[0] - b[0]);
+    for (let i = 0; i < 5; i++) insert(h, 1, 2000 - 5 * i, 1);
+    const cut = h.splitBefore(750);
+    assert.deepEqual(read(cut, 1), all.filter(([t]) => t < 750));
+    assert.deepEqual(read(h, 1).slice(0, -5), all.filter(([t]) => t >= 750));
+    assert.equal(h.samples + cut.samples, all.length + 5);
+  }
+});
