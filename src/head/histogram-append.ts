@@ -70,15 +70,17 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
     const off = words[e + ENTRY.labelsOff / 4]!;
     const len = words[e + ENTRY.labelsLen / 4]!;
     const ref = words[e + ENTRY.ref / 4]!;
-    const labelBytes = labels.subarray(off, off + len);
     let s: Series | undefined;
     if (ref !== 0) {
       s = head.get(ref - 1);
     } else {
-      const hash = (BigInt(words[e + ENTRY.hash / 4 + 1]!) << 32n) | BigInt(words[e + ENTRY.hash / 4]!);
-      s = head.lookup(hash, labelBytes);
+      // The view of the labels and the BigInt hash are made only for a series created.
+      const lo = words[e + ENTRY.hash / 4]!;
+      const hi = words[e + ENTRY.hash / 4 + 1]!;
+      s = head.lookupWords(lo, hi, labels, off, len);
       if (s === undefined && anyTaken(ts, start, count, bounds)) {
-        s = head.createSeries(labelBytes, hash);
+        const labelBytes = labels.subarray(off, off + len);
+        s = head.createSeries(labelBytes, (BigInt(hi) << 32n) | BigInt(lo));
         stats.created++;
         ctx.onCreate(s, labelBytes);
       }
