@@ -11,7 +11,7 @@ import { viewAppendBatch } from '../record/append-batch.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
 import type { TaskRunner } from '../pool/task.js';
 import { writeRequestTenant } from './parse/parse-write.js';
-import { parseWriteInPool, recycleBatch } from './parse-task.js';
+import { parseWriteInPool, recycleBatch, recycleHistogramBatch } from './parse-task.js';
 import type { ParsedWrite } from './parse/parse-write.js';
 import type { AppendResult } from '../db/db.js';
 import { TurnBudget } from '../background/yielder.js';
@@ -174,6 +174,8 @@ export class Writer {
     };
     if (parsed.otlp !== undefined) written.otlp = parsed.otlp;
     const rejected = joinRejections(rejectedFloats, hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf));
+    // Appended and its rejections named: nothing reads the histogram batch any more.
+    if (hBatch !== undefined) recycleHistogramBatch(hBatch);
     const problems = refusedParts(parsed, opts.dialect === 'prometheus-v2' ? exemplars : undefined);
     if (problems.length > 0) {
       if (rejected !== undefined) problems.push(rejected.message);

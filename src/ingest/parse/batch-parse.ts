@@ -60,8 +60,12 @@ export class BatchParse {
     return keyScratch;
   }
 
-  /** The request's answer: its batches (the caller owns them) and counts. */
-  finish(spare: ArrayBuffer | undefined, facts: RequestFacts): ParsedWrite {
+  /**
+   * The request's answer: its batches (the caller owns them) and counts.
+   * The float batch goes into `spare`, the histogram batch into
+   * `histogramSpare`, each when large enough.
+   */
+  finish(spare: ArrayBuffer | undefined, facts: RequestFacts, histogramSpare?: ArrayBuffer): ParsedWrite {
     const { samples, histograms, exemplars } = this.builders;
     const p = this.parser;
     const parsed: ParsedWrite = {
@@ -78,7 +82,7 @@ export class BatchParse {
       invalidExemplars: 0,
       refEntries: p.knownEntries,
     };
-    if (histograms.n > 0) parsed.histogramBatch = histograms.finish();
+    if (histograms.n > 0) parsed.histogramBatch = histograms.finish(histogramSpare, allocateBatch);
     const exemplarBatch = exemplars.finish();
     if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
     if (this.learned > 0) parsed.keys = keyScratch.slice(0, this.learned * KEY_RECORD_WORDS).buffer;

@@ -105,7 +105,9 @@ export function writeRequestTenant(bytes: Uint8Array, fallback: string = DEFAULT
  * const result = db.append(parsed.batch);
  * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
  */
-export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
+export function parseWriteRequest(
+  bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer, histogramSpare?: ArrayBuffer,
+): ParsedWrite {
   const tenantLabel = opts.tenantLabel ?? DEFAULT_TENANT_LABEL;
   if (tenantLabel === '') throw badParseOption('tenantLabel must not be empty');
   if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
@@ -154,7 +156,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     }
     const facts: RequestFacts = { tenant, replica: head.replica, series: head.series };
     if (metadata !== undefined) facts.metadata = metadata;
-    return parse.finish(spare, facts);
+    return parse.finish(spare, facts, histogramSpare);
   } finally {
     // Malformed requests too: a stream of them must not allocate builders each time.
     parse.release();
