@@ -25,6 +25,8 @@ export interface HistogramAppendContext {
    * samples, so that its older chunks are stored first.
    */
   storeCuts: () => void;
+  /** When given, each entry's series is written here as id + 1 (0 where there is no such series and none was created). */
+  ids?: Uint32Array;
 }
 
 /**
@@ -63,6 +65,7 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
   const stats = newStats();
   const record = ctx.record;
   const to = range === undefined ? v.entries : Math.min(range.to, v.entries);
+  const ids = ctx.ids;
   for (let i = range?.from ?? 0; i < to; i++) {
     const e = (i * ENTRY.size) / 4;
     const start = words[e + ENTRY.start / 4]!;
@@ -85,6 +88,7 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
         ctx.onCreate(s, labelBytes);
       }
     }
+    if (ids !== undefined) ids[i] = s === undefined ? 0 : s.id + 1;
     let accepted = 0;
     for (let k = start; k < start + count; k++) {
       const t = ts[2 * k + 1]! * TWO_32 + (ts[2 * k]! >>> 0);

@@ -126,7 +126,7 @@ export function parseWriteRequest(
     // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
     const prometheus = opts.dialect === 'prometheus';
-    const samples = parse.builders.samples;
+    const { samples, histograms } = parse.builders;
     r.pos = 0;
     let index = 0;
     while (r.pos < end) {
@@ -138,11 +138,14 @@ export function parseWriteRequest(
         } else {
           const ref = keys.ref(index);
           if (ref !== 0) {
-            parser.knownSeries(keys.labelsEnd(index), stop, ref);
+            parser.knownSeries(r.pos, keys.labelsEnd(index), stop, ref, index);
           } else {
             const entry = samples.n;
+            const hEntry = histograms.n;
             parser.series(stop, index);
+            // Learned from its float entry, else from its histogram entry (learnHistogram).
             if (samples.n > entry) keys.copyKey(index, parse.keyWords, parse.learn(entry));
+            else if (histograms.n > hEntry) keys.copyKey(index, parse.keyWords, parse.learnHistogram(hEntry));
           }
         }
         index++;
