@@ -387,21 +387,10 @@ export class Head {
   }
 
   /**
-   * The series with these canonical label bytes and their xxh64 `hash`
-   * (from a batch), if the head holds it.
-   */
-  lookup(hash: bigint, labelBytes: Uint8Array): Series | undefined {
-    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.mem.u8().set(labelBytes, ptr);
-    const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
-    if (slot === 0) return undefined;
-    return this.byId[this.mem.u32()[(slot + SLOT.id) >>> 2]!];
-  }
-
-  /**
-   * As lookup for the label bytes [off, off + len) of `bytes`, their hash
-   * given as two words (low first): no view and no BigInt made, as a
-   * lookup a sample on the histogram path would otherwise make.
+   * The series with the canonical label bytes [off, off + len) of `bytes`
+   * and their xxh64 hash (from a batch) given as two words (low first), if
+   * the head holds it. No view and no BigInt made: the histogram path
+   * looks up an entry at a time.
    */
   lookupWords(lo: number, hi: number, bytes: Uint8Array, off: number, len: number): Series | undefined {
     const ptr = this.ensureBatchBlock(len + 8);
