@@ -166,6 +166,11 @@ export function headFind(hash: u64, labels: usize, len: u32): usize {
   }
 }
 
+/** headFind with the hash as two words (low first): a caller without a BigInt makes none. */
+export function headFindWords(lo: u32, hi: u32, labels: usize, len: u32): usize {
+  return headFind((<u64>hi << 32) | <u64>lo, labels, len);
+}
+
 /**
  * Creates series `id` (not existing yet; ids need not be dense but each
  * costs 4 bytes up to the highest) with a copy of its label bytes.

@@ -45,7 +45,7 @@ export {
   STAT_APPENDED, STAT_IGNORED, STAT_OUT_OF_ORDER, STAT_CONFLICT, STAT_TOO_OLD, STAT_MISSING, STAT_TOO_FAR, STAT_OOO,
   headInit, headStatsReset, headStat, headFirstEntry, headFirstT, headBatchMinT, headBatchMaxT,
   headWalPtr, headWalLen, headWalReset, headCutsPtr, headCutsCount, headCutsRelease,
-  headMissingPtr, headMissingCount, headOooPtr, headOooCount, headSeriesCount, headSlot, headFind, headNewSeries, headLoadSeries, headReserve, headDropSeries,
+  headMissingPtr, headMissingCount, headOooPtr, headOooCount, headSeriesCount, headSlot, headFind, headFindWords, headNewSeries, headLoadSeries, headReserve, headDropSeries,
   headAppend, headReplay, headCutOpen, headDropOpen,
 } from './head';
 export {

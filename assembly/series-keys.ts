@@ -15,11 +15,12 @@ export const K_FLAGS: usize = 12; //  u32 KEYED when the key may stand for the l
 export const K_A: usize = 16; //      u64 xxh64(label bytes, seedA)
 export const K_B: usize = 24; //      u64 xxh64(label bytes, seedB)
 export const KEY_SIZE: u32 = 32;
-/** The series' labels are all in its leading fields, and it has no exemplars or histograms. */
+/** The series' labels are all in its leading fields, and it has no exemplars. */
 export const KEYED: u32 = 1;
 
 const TS_LABELS: u32 = (1 << 3) | 2;
 const TS_SAMPLES: u32 = (2 << 3) | 2;
+const TS_HISTOGRAMS: u32 = (4 << 3) | 2;
 
 let pos: usize = 0;
 
@@ -104,9 +105,10 @@ function series(start: usize, stop: usize, rec: usize, seedA: u64, seedB: u64): 
       if (!leading) keyed = false;
     } else {
       leading = false;
-      // Exemplars and histograms take the full reading; so does a known
-      // field with another wire type (the parser refuses it).
-      if (field >= 1 && field <= 4 && tag != TS_SAMPLES) keyed = false;
+      // Exemplars take the full reading; so does a known field with
+      // another wire type (the parser refuses it). Histograms are read
+      // under the series' ref as samples are.
+      if (field >= 1 && field <= 4 && tag != TS_SAMPLES && tag != TS_HISTOGRAMS) keyed = false;
     }
     if (!skip(tag & 7, stop)) return false;
     if (leading) labelsEnd = pos;

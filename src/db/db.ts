@@ -26,7 +26,7 @@ import { SamplesRecordWriter } from '../record/ooo-records.js';
 import { RECORD_OOO_SAMPLES } from '../record/wal-records.js';
 import type { AppendBounds, EntryRange } from '../head/head.js';
 import { ExemplarRecordWriter, RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, SeriesRecordWriter } from '../record/wal-records.js';
-import { appendHistograms } from '../head/histogram-append.js';
+import { appendHistograms, type HistogramAppendContext } from '../head/histogram-append.js';
 import { HistogramRecordWriter } from '../record/histogram-record.js';
 import { appendExemplars, type ExemplarAppendResult } from '../exemplars/exemplar-appender.js';
 import { ExemplarStore } from '../exemplars/exemplar-store.js';
@@ -361,9 +361,10 @@ export class Db {
    * others are rejected; rejectionError() makes the typed error of the
    * result. Returns after the WAL records (SERIES, then HISTOGRAMS) reached
    * the OS. Call it after append() for the same write. With `range`, only
-   * those entries of the batch.
+   * those entries of the batch. With `ids`, each entry's series is
+   * written there as id + 1, as append() writes them.
    */
-  appendHistograms(batch: ArrayBuffer, range?: EntryRange): AppendResult {
+  appendHistograms(batch: ArrayBuffer, range?: EntryRange, ids?: Uint32Array): AppendResult {
     this.appends++;
     this.assertWritable();
     const series = this.seriesRecord;
@@ -376,11 +377,13 @@ export class Db {
     bounds.oooMinT = Infinity;
     let result: AppendResult;
     try {
-      result = appendHistograms({
+      const ctx: HistogramAppendContext = {
         head: this.head, bounds, walSeg: this.wal.segment, record,
         onCreate: (s, bytes) => series.add(s.id, bytes),
         storeCuts: () => this.storeCuts(),
-      }, batch, range);
+      };
+      if (ids !== undefined) ctx.ids = ids;
+      result = appendHistograms(ctx, batch, range);
     } finally {
       // Should the append fail part way (a fault of ours), what the head
       // took so far is logged all the same: the head never holds more than

@@ -95,7 +95,6 @@ const NO_OOO = new Uint32Array(0);
  * these bits would be taken for a duplicate.
  */
 const HISTOGRAM_NEWEST_WORDS = new Uint32Array([0x53544f47, 0x7ffc4849]);
-const HISTOGRAM_NEWEST = new Float64Array(HISTOGRAM_NEWEST_WORDS.buffer);
 
 /** An append bound as the module's i64 (infinities as its extremes). */
 function i64Bound(t: number): bigint {
@@ -388,13 +387,16 @@ export class Head {
   }
 
   /**
-   * The series with these canonical label bytes and their xxh64 `hash`
-   * (from a batch), if the head holds it.
+   * The series with the canonical label bytes [off, off + len) of `bytes`
+   * and their xxh64 hash (from a batch) given as two words (low first), if
+   * the head holds it. No view and no BigInt made: the histogram path
+   * looks up an entry at a time.
    */
-  lookup(hash: bigint, labelBytes: Uint8Array): Series | undefined {
-    const ptr = this.ensureBatchBlock(labelBytes.length + 8);
-    this.mem.u8().set(labelBytes, ptr);
-    const slot = this.wasm.headFind(hash, ptr, labelBytes.length);
+  lookupWords(lo: number, hi: number, bytes: Uint8Array, off: number, len: number): Series | undefined {
+    const ptr = this.ensureBatchBlock(len + 8);
+    const u8 = this.mem.u8();
+    for (let i = 0; i < len; i++) u8[ptr + i] = bytes[off + i]!;
+    const slot = this.wasm.headFindWords(lo, hi, ptr, len);
     if (slot === 0) return undefined;
     return this.byId[this.mem.u32()[(slot + SLOT.id) >>> 2]!];
   }
@@ -492,7 +494,7 @@ export class Head {
    * state keeps every series' newest time, whatever its kind).
    */
   setNewestHistogram(s: Series, t: number): void {
-    this.setNewest(s, t, HISTOGRAM_NEWEST);
+    this.setNewestWords(s, t, HISTOGRAM_NEWEST_WORDS[0]!, HISTOGRAM_NEWEST_WORDS[1]!);
   }
 
   /** Newest timestamp of a series, or undefined when it has none. */

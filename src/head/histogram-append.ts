@@ -25,6 +25,8 @@ export interface HistogramAppendContext {
    * samples, so that its older chunks are stored first.
    */
   storeCuts: () => void;
+  /** When given, each entry's series is written here as id + 1 (0 where there is no such series and none was created). */
+  ids?: Uint32Array;
 }
 
 /**
@@ -63,6 +65,7 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
   const stats = newStats();
   const record = ctx.record;
   const to = range === undefined ? v.entries : Math.min(range.to, v.entries);
+  const ids = ctx.ids;
   for (let i = range?.from ?? 0; i < to; i++) {
     const e = (i * ENTRY.size) / 4;
     const start = words[e + ENTRY.start / 4]!;
@@ -70,19 +73,22 @@ export function appendHistograms(ctx: HistogramAppendContext, batch: ArrayBuffer
     const off = words[e + ENTRY.labelsOff / 4]!;
     const len = words[e + ENTRY.labelsLen / 4]!;
     const ref = words[e + ENTRY.ref / 4]!;
-    const labelBytes = labels.subarray(off, off + len);
     let s: Series | undefined;
     if (ref !== 0) {
       s = head.get(ref - 1);
     } else {
-      const hash = (BigInt(words[e + ENTRY.hash / 4 + 1]!) << 32n) | BigInt(words[e + ENTRY.hash / 4]!);
-      s = head.lookup(hash, labelBytes);
+      // The view of the labels and the BigInt hash are made only for a series created.
+      const lo = words[e + ENTRY.hash / 4]!;
+      const hi = words[e + ENTRY.hash / 4 + 1]!;
+      s = head.lookupWords(lo, hi, labels, off, len);
       if (s === undefined && anyTaken(ts, start, count, bounds)) {
-        s = head.createSeries(labelBytes, hash);
+        const labelBytes = labels.subarray(off, off + len);
+        s = head.createSeries(labelBytes, (BigInt(hi) << 32n) | BigInt(lo));
         stats.created++;
         ctx.onCreate(s, labelBytes);
       }
     }
+    if (ids !== undefined) ids[i] = s === undefined ? 0 : s.id + 1;
     let accepted = 0;
     for (let k = start; k < start + count; k++) {
       const t = ts[2 * k + 1]! * TWO_32 + (ts[2 * k]! >>> 0);

@@ -7,7 +7,7 @@ import { uncompressSync } from 'snappy';
 import { threadCodec } from '../chunkenc/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
 import { collectNow } from '../pool/collect.js';
-import { batchBuffers, bodyBuffers, bodyBytes, SPARE_MAX_BYTES } from '../pool/spare-buffers.js';
+import { batchBuffers, bodyBuffers, bodyBytes, histogramBatchBuffers, SPARE_MAX_BYTES } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
 import { parseWriteRequest, type ParsedWrite, type ParseWriteOptions } from './parse/parse-write.js';
@@ -33,6 +33,8 @@ interface ParseWriteMessage {
   cache?: SharedArrayBuffer;
   /** A buffer to write the append batch into when it is large enough (moved; see spare-buffers.ts). */
   spare?: ArrayBuffer;
+  /** As `spare`, for the histogram batch. */
+  histogramSpare?: ArrayBuffer;
 }
 
 /**
@@ -50,6 +52,8 @@ type ParseWriteAnswer = (
   body?: ArrayBuffer;
   /** The spare batch buffer a refused request did not use, moved back. */
   spare?: ArrayBuffer;
+  /** The spare histogram batch buffer the request did not use (refused, or no histogram batch that fits), moved back. */
+  histogramSpare?: ArrayBuffer;
 };
 
 /** Worker half: parses the request; the answer's batches are moved back, not copied. */
@@ -98,10 +102,16 @@ export async function parseWriteInPool(
     message.spare = spare;
     moving.push(spare);
   }
+  const histogramSpare = histogramBatchBuffers.take(0);
+  if (histogramSpare !== undefined) {
+    message.histogramSpare = histogramSpare;
+    moving.push(histogramSpare);
+  }
   const answer = await pool.run<ParseWriteAnswer>(message, moving);
   // Given back whatever the outcome: a refused request's buffers are reused as an accepted one's.
   if (answer.body !== undefined) bodyBuffers.give(answer.body);
   if (answer.spare !== undefined) batchBuffers.give(answer.spare);
+  if (answer.histogramSpare !== undefined) histogramBatchBuffers.give(answer.histogramSpare);
   if (!answer.ok) throw 'snappy' in answer ? new SnappyBodyError(answer.snappy, answer.message) : malformedRequest(answer.offset, answer.detail);
   return answer.parsed;
 }
@@ -112,6 +122,11 @@ export async function parseWriteInPool(
  */
 export function recycleBatch(batch: ArrayBuffer): void {
   batchBuffers.give(batch);
+}
+
+/** As recycleBatch for the histogram batch of a ParsedWrite. */
+export function recycleHistogramBatch(batch: ArrayBuffer): void {
+  histogramBatchBuffers.give(batch);
 }
 
 /** A snappy-framed stream's bytes, or the answer refusing it. */
@@ -153,11 +168,11 @@ function parseWrite(message: ParseWriteMessage): unknown {
   return answer;
 }
 
-function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: ParseWriteMessage, large: { found: boolean }): unknown {
+function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare, histogramSpare }: ParseWriteMessage, large: { found: boolean }): unknown {
   let bytes: Uint8Array | ParseWriteAnswer = body;
   if (otlp === undefined) {
     bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
-    if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare);
+    if (!(bytes instanceof Uint8Array)) return refused(bytes, body, spare, histogramSpare);
   }
   let answer: ParseWriteAnswer & { ok: true };
   try {
@@ -167,12 +182,14 @@ function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: Parse
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
     const wasm = threadCodec().wasm;
-    const parsed = otlp === undefined ? parseWriteRequest(plain, opts, wasm, cache, spare) : parsePlainOtlp(plain, otlp, opts, wasm, cache, spare);
+    const parsed = otlp === undefined
+      ? parseWriteRequest(plain, opts, wasm, cache, spare, histogramSpare)
+      : parsePlainOtlp(plain, otlp, opts, wasm, cache, spare, histogramSpare);
     answer = { ok: true, parsed };
   } catch (err) {
-    if (err instanceof OtlpTooLargeError) return refused({ ok: false, snappy: 'resource-exhausted', message: err.message }, body, spare);
+    if (err instanceof OtlpTooLargeError) return refused({ ok: false, snappy: 'resource-exhausted', message: err.message }, body, spare, histogramSpare);
     if (!(err instanceof MalformedRequestError)) throw err;
-    return refused({ ok: false, offset: err.offset, detail: err.detail }, body, spare);
+    return refused({ ok: false, offset: err.offset, detail: err.detail }, body, spare, histogramSpare);
   }
   // Every batch is moved back, not copied: floats, histograms, exemplars, keys.
   const { batch, histogramBatch, exemplarBatch, keys } = answer.parsed;
@@ -180,6 +197,11 @@ function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare }: Parse
   if (histogramBatch !== undefined) moving.push(histogramBatch);
   if (exemplarBatch !== undefined) moving.push(exemplarBatch);
   if (keys !== undefined) moving.push(keys);
+  // A histogram spare the batch did not go into goes back (the float spare, if unused, stays here as garbage).
+  if (histogramSpare !== undefined && histogramSpare !== histogramBatch && histogramSpare.byteLength > 0) {
+    answer.histogramSpare = histogramSpare;
+    moving.push(histogramSpare);
+  }
   // The body is read: its buffer goes back for the next one.
   const back = returnable(body);
   if (back !== undefined && !moving.includes(back)) {
@@ -195,8 +217,8 @@ function returnable(body: Uint8Array): ArrayBuffer | undefined {
   return b instanceof ArrayBuffer && b.byteLength > 0 && b.byteLength <= SPARE_MAX_BYTES ? b : undefined;
 }
 
-/** A refusal, with the body's buffer and the unused spare batch buffer moved back. */
-function refused(answer: ParseWriteAnswer, body: Uint8Array, spare: ArrayBuffer | undefined): unknown {
+/** A refusal, with the body's buffer and the unused spare batch buffers moved back. */
+function refused(answer: ParseWriteAnswer, body: Uint8Array, spare: ArrayBuffer | undefined, histogramSpare: ArrayBuffer | undefined): unknown {
   const moving: ArrayBuffer[] = [];
   const back = returnable(body);
   if (back !== undefined) {
@@ -206,6 +228,10 @@ function refused(answer: ParseWriteAnswer, body: Uint8Array, spare: ArrayBuffer 
   if (spare !== undefined && spare.byteLength > 0) {
     answer.spare = spare;
     moving.push(spare);
+  }
+  if (histogramSpare !== undefined && histogramSpare.byteLength > 0) {
+    answer.histogramSpare = histogramSpare;
+    moving.push(histogramSpare);
   }
   return moving.length === 0 ? answer : movedWith(answer, moving);
 }

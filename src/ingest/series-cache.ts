@@ -21,7 +21,8 @@
  * resolve() gives those entries their labels back: the series is created
  * again, as it would have been without the cache.
  */
-import { viewAppendBatch } from '../record/append-batch.js';
+import { APPEND_BATCH_MAGIC, viewAppendBatch } from '../record/append-batch.js';
+import { viewHistogramBatch } from '../record/histogram-batch.js';
 import { ENTRY } from '../wasm/layout.js';
 import type { Head } from '../head/head.js';
 import { KEY_RECORD_WORDS } from './parse/batch-parse.js';
@@ -98,15 +99,17 @@ export class SeriesCache {
   }
 
   /**
-   * The batch with every entry given by the ref of a series the head no
-   * longer holds (dropped while the write was in flight) turned back into
-   * an entry by labels (a new batch), or `batch` itself when there is none.
-   * Every ref is checked, so an entry can never be lost silently.
+   * The batch (an append batch or a histogram batch) with every entry
+   * given by the ref of a series the head no longer holds (dropped while
+   * the write was in flight) turned back into an entry by labels (a new
+   * batch), or `batch` itself when there is none. Every ref is checked, so
+   * an entry can never be lost silently.
    * @throws Error naming the entry when a ref names a series that is
    *   neither live nor kept (nothing is appended then).
    */
   resolve(batch: ArrayBuffer, head: Head): ArrayBuffer {
-    const v = viewAppendBatch(batch);
+    // Both kinds hold their label bytes last, their count in header word 3, and entries of the ENTRY layout.
+    const v = new Uint32Array(batch, 0, 1)[0] === APPEND_BATCH_MAGIC ? viewAppendBatch(batch) : viewHistogramBatch(batch);
     const words = new Uint32Array(batch, v.entriesAt, (v.entries * ENTRY.size) >>> 2);
     const step = ENTRY.size >>> 2;
     const ref = ENTRY.ref >>> 2;
@@ -121,9 +124,10 @@ export class SeriesCache {
       extra += labels.length;
     }
     if (stale.length === 0) return batch;
-    const out = new ArrayBuffer(v.size + extra);
+    const size = v.labelsAt + v.labelBytes;
+    const out = new ArrayBuffer(size + extra);
     const u8 = new Uint8Array(out);
-    u8.set(new Uint8Array(batch, 0, v.size));
+    u8.set(new Uint8Array(batch, 0, size));
     const head32 = new Uint32Array(out, 0, 4);
     head32[3] = v.labelBytes + extra;
     const entries = new DataView(out, v.entriesAt, v.entries * ENTRY.size);
@@ -144,15 +148,22 @@ export class SeriesCache {
   /**
    * Learns the series of write `t` that its worker did not find (`keys`:
    * ParsedWrite.keys) from the series ids its append gave their entries
-   * (`ids`: id + 1 per entry, 0 for entries the head did not take).
+   * (`ids`: id + 1 per entry, 0 for entries the head did not take): those
+   * of the append batch, or with `histograms` those of the histogram
+   * batch (the keys name its entries as ~entry). Call once for each batch
+   * appended.
    */
-  learn(t: CacheTicket, keys: ArrayBuffer, ids: Uint32Array): void {
+  learn(t: CacheTicket, keys: ArrayBuffer, ids: Uint32Array, histograms = false): void {
     const k = new Int32Array(keys);
-    this.misses += k.length / KEY_RECORD_WORDS;
+    let mine = 0;
+    for (let at = 0; at + KEY_RECORD_WORDS <= k.length; at += KEY_RECORD_WORDS) if (k[at]! < 0 === histograms) mine++;
+    this.misses += mine;
     // Keys made with other seeds: nothing to learn (a grown table keeps its seeds).
-    if (t.seeds !== this.seeds) return;
+    if (t.seeds !== this.seeds || mine === 0) return;
     for (let at = 0; at + KEY_RECORD_WORDS <= k.length; at += KEY_RECORD_WORDS) {
-      const ref = ids[k[at]!]!;
+      const entry = k[at]!;
+      if (entry < 0 !== histograms) continue;
+      const ref = ids[histograms ? ~entry : entry]!;
       if (ref === 0) continue;
       if ((this.count + 1) > this.slots * LOAD) {
         if (this.slots >= MAX_SLOTS) return;

@@ -11,7 +11,7 @@ import { viewAppendBatch } from '../record/append-batch.js';
 import { viewHistogramBatch } from '../record/histogram-batch.js';
 import type { TaskRunner } from '../pool/task.js';
 import { writeRequestTenant } from './parse/parse-write.js';
-import { parseWriteInPool, recycleBatch } from './parse-task.js';
+import { parseWriteInPool, recycleBatch, recycleHistogramBatch } from './parse-task.js';
 import type { ParsedWrite } from './parse/parse-write.js';
 import type { AppendResult } from '../db/db.js';
 import { TurnBudget } from '../background/yielder.js';
@@ -143,8 +143,14 @@ export class Writer {
     }
     const cache = this.seriesCache;
     const ticket = cache.begin();
+    const labelsOf = (id: number): readonly string[] | undefined => {
+      const s = db.head.get(id);
+      return s === undefined ? undefined : db.head.labelsOf(s);
+    };
     let parsed: ParsedWrite;
     let floats: { result: AppendResult | undefined; batch: ArrayBuffer };
+    let rejectedFloats: ReturnType<typeof rejectionError>;
+    let histograms: { result: AppendResult; batch: ArrayBuffer } | undefined;
     try {
       const body = snappy !== undefined ? { snappy, cache: ticket.table } : otlp !== undefined ? { otlp, cache: ticket.table } : { cache: ticket.table };
       parsed = await parseWriteInPool(this.pool, bytes, parseOpts, body);
@@ -154,18 +160,15 @@ export class Writer {
       if (parsed.metadata !== undefined) db.metadata.update(parsed.tenant, parsed.metadata);
       limits?.admitContent(parsed.tenant, parsed.series, parsed.samples + parsed.histogramSamples);
       floats = await this.appendFloats(parsed, ticket);
+      // Rejections are named from the batch: it is given back once they are.
+      rejectedFloats = floats.result === undefined ? undefined : rejectionError(floats.result, floats.batch, labelsOf);
+      recycleBatch(parsed.batch);
+      // Within the ticket: the histogram batch may name series by ref too.
+      if (parsed.histogramBatch !== undefined) histograms = await this.appendHistograms(parsed, ticket);
     } finally {
       cache.end(ticket);
     }
-    const labelsOf = (id: number): readonly string[] | undefined => {
-      const s = db.head.get(id);
-      return s === undefined ? undefined : db.head.labelsOf(s);
-    };
-    // Rejections are named from the batch: it is given back once they are.
-    const rejectedFloats = floats.result === undefined ? undefined : rejectionError(floats.result, floats.batch, labelsOf);
-    recycleBatch(parsed.batch);
-    const hBatch = parsed.histogramBatch;
-    const hResult = hBatch === undefined ? undefined : await appendHistogramsInTurns(db, hBatch);
+    const hResult = histograms?.result;
     const exemplars = parsed.exemplarBatch === undefined ? undefined : db.appendExemplars(parsed.exemplarBatch);
     const written: WriteOutcome = {
       samples: floats.result === undefined ? 0 : floats.result.appended + floats.result.ignored,
@@ -173,7 +176,9 @@ export class Writer {
       exemplars: exemplars?.written ?? 0,
     };
     if (parsed.otlp !== undefined) written.otlp = parsed.otlp;
-    const rejected = joinRejections(rejectedFloats, hResult === undefined ? undefined : rejectionError(hResult, hBatch!, labelsOf));
+    const rejected = joinRejections(rejectedFloats, histograms === undefined ? undefined : rejectionError(histograms.result, histograms.batch, labelsOf));
+    // Appended and its rejections named: nothing reads the histogram batch any more.
+    if (parsed.histogramBatch !== undefined) recycleHistogramBatch(parsed.histogramBatch);
     const problems = refusedParts(parsed, opts.dialect === 'prometheus-v2' ? exemplars : undefined);
     if (problems.length > 0) {
       if (rejected !== undefined) problems.push(rejected.message);
@@ -212,6 +217,36 @@ export class Writer {
     if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
     return { result, batch };
   }
+
+  /**
+   * Appends a parsed write's histogram batch in steps of HISTOGRAM_STEP
+   * entries, sharing the event loop's turns with the float appends
+   * (appendTurns): a request of thousands of histograms does not hold the
+   * loop for tens of milliseconds at once. Series given by ref are checked
+   * before each step, and those the worker did not find are learned, as
+   * appendFloats does. Returns what was appended and the batch as appended.
+   */
+  private async appendHistograms(parsed: ParsedWrite, ticket: CacheTicket): Promise<{ result: AppendResult; batch: ArrayBuffer }> {
+    const db = this.db;
+    const cache = this.seriesCache;
+    let batch = parsed.histogramBatch!;
+    cache.hits += parsed.histogramRefEntries;
+    const entries = viewHistogramBatch(batch).entries;
+    // Not the shared scratch: other writes run while this one waits for its turns.
+    const ids = parsed.keys === undefined ? undefined : new Uint32Array(entries);
+    let result: AppendResult | undefined;
+    let from = 0;
+    do {
+      const wait = appendTurns.take();
+      if (wait !== undefined) await wait;
+      if (parsed.histogramRefEntries > 0) batch = cache.resolve(batch, db.head);
+      const r = entries <= HISTOGRAM_STEP ? db.appendHistograms(batch, undefined, ids) : db.appendHistograms(batch, { from, to: Math.min(entries, from + HISTOGRAM_STEP) }, ids);
+      result = result === undefined ? r : addAppendResults(result, r);
+      from += HISTOGRAM_STEP;
+    } while (from < entries);
+    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids, true);
+    return { result, batch };
+  }
 }
 
 /**
@@ -239,26 +274,6 @@ function refusedParts(parsed: ParsedWrite, exemplars: ExemplarAppendResult | und
 const APPEND_STEP = 500;
 /** Histogram entries appended at a time: each costs several float entries' time (a chunk per sample). */
 const HISTOGRAM_STEP = 200;
-
-/**
- * Appends a histogram batch in steps of HISTOGRAM_STEP entries, sharing
- * the event loop's turns with the float appends (appendTurns): a request
- * of thousands of histograms does not hold the loop for tens of
- * milliseconds at once.
- */
-async function appendHistogramsInTurns(db: Db, batch: ArrayBuffer): Promise<AppendResult> {
-  const entries = viewHistogramBatch(batch).entries;
-  let result: AppendResult | undefined;
-  let from = 0;
-  do {
-    const wait = appendTurns.take();
-    if (wait !== undefined) await wait;
-    const r = entries <= HISTOGRAM_STEP ? db.appendHistograms(batch) : db.appendHistograms(batch, { from, to: Math.min(entries, from + HISTOGRAM_STEP) });
-    result = result === undefined ? r : addAppendResults(result, r);
-    from += HISTOGRAM_STEP;
-  } while (from < entries);
-  return result;
-}
 
 /** What two appends of one batch's consecutive ranges did together (`a` the earlier). */
 function addAppendResults(a: AppendResult, b: AppendResult): AppendResult {

@@ -1,9 +1,9 @@
 /**
  * Buffers that go back and forth between the event loop and the pool's
  * workers, reused rather than allocated for every request: request bodies
- * (read on the event loop, moved to a worker, moved back once parsed) and
- * append batches (written by a worker into a buffer it was given, moved to
- * the event loop, given back once appended).
+ * (read on the event loop, moved to a worker, moved back once parsed),
+ * append batches and histogram batches (written by a worker into a buffer
+ * it was given, moved to the event loop, given back once appended).
  *
  * Why: V8 counts every ArrayBuffer that arrives from another thread as new
  * external memory, and a full garbage collection follows every ~64 MB of
@@ -84,6 +84,8 @@ export class SpareBuffers {
 export const bodyBuffers = new SpareBuffers();
 /** This thread's spare append-batch buffers (given to the workers with each parse task). */
 export const batchBuffers = new SpareBuffers();
+/** This thread's spare histogram-batch buffers (given to the workers with each parse task, as batchBuffers). */
+export const histogramBatchBuffers = new SpareBuffers();
 
 /**
  * `n` bytes for a decoded request body: from bodyBuffers from 16 KiB on

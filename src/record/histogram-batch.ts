@@ -67,7 +67,8 @@ export function viewHistogramBatch(buffer: ArrayBuffer): HistogramBatchView {
   const [magic, entries, samples, labelBytes, bodyBytes] = new Uint32Array(buffer, 0, 5) as unknown as number[];
   if (magic !== HISTOGRAM_BATCH_MAGIC) throw new RangeError('histogram batch: bad magic');
   const v = histogramBatchLayout(entries!, samples!, bodyBytes!, labelBytes!);
-  if (v.size !== buffer.byteLength) throw new RangeError('histogram batch: sizes do not add up');
+  // A batch may sit at the start of a larger buffer (a spare reused: src/pool/spare-buffers.ts).
+  if (v.size > buffer.byteLength) throw new RangeError('histogram batch: sizes do not add up');
   return v;
 }
 
@@ -173,12 +174,18 @@ export class HistogramBatchBuilder extends EntryBatchBuilder {
     this.m = m;
   }
 
-  /** The batch (a new ArrayBuffer the caller owns, label hashes filled by one WebAssembly call); the builder is empty again. */
-  finish(): ArrayBuffer {
+  /**
+   * The batch, label hashes filled by one WebAssembly call: at the start
+   * of `spare` when it is large enough, else in a buffer from `allocate`
+   * (default: exactly the batch's size); the caller's either way. The
+   * builder is empty again.
+   */
+  finish(spare?: ArrayBuffer, allocate?: (size: number) => ArrayBuffer): ArrayBuffer {
     const bodyBytes = this.b;
     const v = histogramBatchLayout(this.n, this.m, bodyBytes, this.l);
-    const out = new ArrayBuffer(v.size);
-    new Uint32Array(out, 0, 5).set([HISTOGRAM_BATCH_MAGIC, this.n, this.m, this.l, bodyBytes]);
+    const out = spare !== undefined && spare.byteLength >= v.size ? spare : allocate === undefined ? new ArrayBuffer(v.size) : allocate(v.size);
+    // The whole header, its zero words too: a spare holds an older batch.
+    new Uint32Array(out, 0, HISTOGRAM_BATCH_HEADER / 4).set([HISTOGRAM_BATCH_MAGIC, this.n, this.m, this.l, bodyBytes, 0, 0, 0]);
     const u8 = new Uint8Array(out);
     u8.set(this.entryBytes(), v.entriesAt);
     u8.set(new Uint8Array(this.ts.buffer, 0, this.m * 8), v.timestampsAt);

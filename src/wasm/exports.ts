@@ -68,6 +68,7 @@ export interface HeadExports {
   headSeriesCount(): number;
   headSlot(id: number): number;
   headFind(hash: bigint, labels: number, len: number): number;
+  headFindWords(lo: number, hi: number, labels: number, len: number): number;
   headNewSeries(id: number, labels: number, len: number, hash: bigint): number;
   /** Creates n series from ids, n + 1 label offsets and label bytes (module addresses); their slots to `slots`. */
   headLoadSeries(ids: number, offs: number, labels: number, n: number, slots: number): void;

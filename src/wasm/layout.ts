@@ -91,7 +91,7 @@ export const SERIES_KEY = {
   a: 16, // u64 xxh64(label bytes, seed a)
   b: 24, // u64 xxh64(label bytes, seed b)
 } as const;
-/** SERIES_KEY.flags: the series' labels are all in its leading fields, and it has no exemplars or histograms. */
+/** SERIES_KEY.flags: the series' labels are all in its leading fields, and it has no exemplars. */
 export const KEYED = 1;
 
 /** The histogram codecs' memory layout (assembly/histogram.ts). */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { MalformedRequestError } from '../../src/errors/errors.js';
-import { parseWriteInPool, recycleBatch } from '../../src/ingest/parse-task.js';
-import { batchBuffers, bodyBuffers } from '../../src/pool/spare-buffers.js';
+import { parseWriteInPool, recycleBatch, recycleHistogramBatch } from '../../src/ingest/parse-task.js';
+import { batchBuffers, bodyBuffers, histogramBatchBuffers } from '../../src/pool/spare-buffers.js';
 import { METRIC_TYPE, rw2Bytes, Symbols } from '../support/rw2.js';
-import { batchBytes, decodeBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
+import { batchBytes, decodeBatch, decodeHistogramBatch, histogram, parse, rawSeries, requestOf, series, thanosRequest } from './support.js';
 
 const STALE = 0x7ff0000000000002n;
 
@@ -122,6 +122,26 @@ describe('parseWriteInPool', () => {
     assert.ok(second.batch.byteLength > batchBytes(second.batch).length, 'written into the larger buffer, slack after it');
     assert.deepEqual(batchBytes(second.batch), batchBytes(parse(small).batch));
     assert.deepEqual(decodeBatch(second.batch).map((e) => e.labels), [['__name__', 'after', 'i', '1', 'tenant_id', 'other']]);
+  });
+
+  test('writes a histogram batch into a given-back buffer, and gives back one it did not use', async () => {
+    const h = histogram(9n);
+    const many = thanosRequest(Array.from({ length: 600 }, (_, i) => series(['__name__', 'h', 'i', String(i)], [], { histograms: [h] })));
+    const one = thanosRequest([series(['__name__', 'after'], [], { histograms: [{ ...h, sum: 2.5, timestamp: 12n }] })], 'other');
+    while (histogramBatchBuffers.take(0) !== undefined);
+    const first = await parseWriteInPool(pool, many.slice(), { dialect: 'thanos' });
+    const large = first.histogramBatch!;
+    recycleHistogramBatch(large);
+    const second = await parseWriteInPool(pool, one.slice(), { dialect: 'thanos' });
+    assert.equal(large.byteLength, 0, 'the recycled buffer was moved to the worker');
+    assert.ok(second.histogramBatch!.byteLength > 64 * 1024, 'written at the start of the larger buffer');
+    assert.deepEqual(decodeHistogramBatch(second.histogramBatch!), decodeHistogramBatch(parse(one).histogramBatch!));
+    assert.equal(decodeHistogramBatch(second.histogramBatch!).length, 1, 'nothing of the earlier batch read');
+    recycleHistogramBatch(second.histogramBatch!);
+    const floats = await parseWriteInPool(pool, request(3), { dialect: 'thanos' });
+    assert.equal(floats.histogramBatch, undefined);
+    const back = histogramBatchBuffers.take(0);
+    assert.ok(back !== undefined && back.byteLength > 64 * 1024, 'the unused spare came back');
   });
 
   test('throws MalformedRequestError with its offset for bytes that are not a message', async () => {

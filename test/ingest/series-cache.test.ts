@@ -13,8 +13,9 @@ import { RequestKeys } from '../../src/ingest/series-keys.js';
 import { grownSeriesTable, insertRef, newSeriesTable, probeRef } from '../../src/ingest/series-table.js';
 import { SeriesCache } from '../../src/ingest/series-cache.js';
 import { Writer } from '../../src/ingest/writer.js';
+import { wasmHistogramCodecs } from '../../src/chunkenc/histogram/impl.js';
 import { bitsHex, decodeSelected, openSmallDb, tempDir } from '../support/db.js';
-import { decodeBatch, headWasm, histogram, parse, rawSample, series, thanosRequest } from './support.js';
+import { decodeBatch, decodeHistogramBatch, headWasm, histogram, parse, rawSample, series, thanosRequest } from './support.js';
 
 const tmp = tempDir('strata-series-cache-');
 after(() => tmp.remove());
@@ -115,7 +116,7 @@ describe('request keys', () => {
     return out;
   };
 
-  test('keys series by their leading labels; exemplars, histograms, labels after samples and no labels are not keyed', () => {
+  test('keys series by their leading labels, histograms too; exemplars, labels after samples and no labels are not keyed', () => {
     const plain = fieldsSeries(['__name__', 'up', 'job', 'a'], [[1000n, 0n]]);
     const withExemplar = thanosRequest([series(['__name__', 'e'], [[1n, 1]], { exemplars: [{ labels: [], value: 1, timestamp: 1n }] })]);
     const withHistogram = thanosRequest([series(['__name__', 'h'], [], { histograms: [histogram(5n)] })]);
@@ -127,7 +128,7 @@ describe('request keys', () => {
     assert.equal(l!.keyed, false);
     assert.equal(n!.keyed, false);
     assert.equal(keysOf(withExemplar, 1)[0]!.keyed, false);
-    assert.equal(keysOf(withHistogram, 1)[0]!.keyed, false);
+    assert.equal(keysOf(withHistogram, 1)[0]!.keyed, true);
     // The labels end where the first sample's tag is.
     assert.equal(bytes[p!.labelsEnd], (2 << 3) | 2);
   });
@@ -171,6 +172,45 @@ describe('parsing with the cache', () => {
     assert.deepEqual([byRef!.timestamps, byRef!.valueBits], [plain[0]!.timestamps, plain[0]!.valueBits]);
     assert.deepEqual(byLabels, plain[1]);
     assert.equal(second.samples, 3);
+  });
+
+  test('a series of histograms only is listed to learn by its histogram entry, then goes by ref in both batches with the full reading\'s bodies', () => {
+    const sab = newSeriesTable(64);
+    const h = histogram(5000n);
+    const bytes = thanosRequest([
+      series(['__name__', 'floats'], [[1000n, 1]]),
+      series(['__name__', 'hist'], [], { histograms: [h, { ...h, timestamp: 6000n, sum: 2.5 }] }),
+      series(['__name__', 'both'], [[1000n, 2]], { histograms: [{ ...h, timestamp: 7000n }] }),
+    ], 'acme');
+    const first = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);
+    const keys = new Int32Array(first.keys!);
+    // Float entries 0 and 1 ('floats', 'both'); 'hist' is histogram entry 0, listed as ~0.
+    assert.deepEqual([keys[0], keys[KEY_RECORD_WORDS], keys[2 * KEY_RECORD_WORDS]], [0, ~0, 1]);
+    insertRef(new Int32Array(sab), keys[KEY_RECORD_WORDS + 1]!, keys[KEY_RECORD_WORDS + 2]!, keys[KEY_RECORD_WORDS + 3]!, keys[KEY_RECORD_WORDS + 4]!, 7);
+    insertRef(new Int32Array(sab), keys[2 * KEY_RECORD_WORDS + 1]!, keys[2 * KEY_RECORD_WORDS + 2]!, keys[2 * KEY_RECORD_WORDS + 3]!, keys[2 * KEY_RECORD_WORDS + 4]!, 9);
+    const second = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);
+    assert.deepEqual([second.refEntries, second.histogramRefEntries, second.histogramSamples], [1, 2, 3]);
+    const plain = decodeHistogramBatch(parse(bytes).histogramBatch!);
+    const byRef = decodeHistogramBatch(second.histogramBatch!);
+    assert.deepEqual(byRef.map((e) => [e.ref, e.labels.length]), [[7, 0], [9, 0]]);
+    assert.deepEqual(byRef.map((e) => [e.t, e.bodies]), plain.map((e) => [e.t, e.bodies]));
+    assert.equal(decodeBatch(second.batch).find((e) => e.ref === 9)?.timestamps.length, 1);
+  });
+
+  test('a refused histogram of a series found by ref is counted and named by its series, the others kept', () => {
+    const sab = newSeriesTable(64);
+    const h = histogram(5000n);
+    const good = series(['__name__', 'hist', 'job', 'x'], [], { histograms: [h] });
+    const first = parseWriteRequest(thanosRequest([good]), { dialect: 'thanos' }, headWasm(), sab);
+    const k = new Int32Array(first.keys!);
+    insertRef(new Int32Array(sab), k[1]!, k[2]!, k[3]!, k[4]!, 3);
+    const bad = series(['__name__', 'hist', 'job', 'x'], [], { histograms: [{ ...h, timestamp: 6000n }, { ...h, schema: 99, timestamp: 7000n }] });
+    const bytes = thanosRequest([bad]);
+    const second = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);
+    const full = parse(bytes);
+    assert.deepEqual([second.histogramRefEntries, second.histogramSamples, second.invalidHistograms], [1, 1, 1]);
+    assert.equal(second.firstInvalidHistogram, full.firstInvalidHistogram);
+    assert.match(second.firstInvalidHistogram!, /^series 0 \{__name__="hist", job="x"\}: histogram 1 at 7000: /);
   });
 });
 
@@ -236,6 +276,41 @@ describe('remote write through the cache, engine and pool', () => {
     const got = decodeSelected(db.querier().select([{ type: MatchType.EQ, name: '__name__', value: 'stepped' }], 0, 1e12));
     assert.equal(got.length, n);
     assert.ok(got.every((s) => s.t.join() === '5000'));
+  });
+
+  test('histogram series are learned from their first write and found by the second: nothing created, every histogram stored', async () => {
+    const n = 450;
+    const h = histogram(0n);
+    const hreq = (t: bigint) => thanosRequest(Array.from({ length: n }, (_, i) => series(['__name__', 'hcached', 'i', String(i)], [], {
+      histograms: [{ ...h, timestamp: t, sum: i, count: { $case: 'countInt' as const, value: 3n + t / 1000n } }],
+    })), 'hist');
+    const learned = writer.seriesCache.size;
+    assert.equal((await writer.write(hreq(1000n), opts)).histograms, n);
+    assert.equal(writer.seriesCache.size - learned, n);
+    const created = db.counters.seriesCreated;
+    const hits = writer.seriesCache.hits;
+    const out = await writer.write(hreq(2000n), opts);
+    assert.deepEqual([out.histograms, out.error], [n, undefined]);
+    assert.equal(db.counters.seriesCreated, created);
+    assert.equal(writer.seriesCache.hits - hits, n);
+    // A rejected histogram of a series found by ref is named by its labels.
+    const late = await writer.write(hreq(1500n), opts);
+    assert.match(late.error!.message, /out of order sample \(450, first \{__name__="hcached", i="0", tenant_id="hist"\} at 1500\)/);
+    // Each series' histogram times, from its chunks.
+    const times = () => db.querier().select([{ type: MatchType.EQ, name: '__name__', value: 'hcached' }], 0, 1e12)
+      .map((s) => s.chunks.flatMap((c) => [...wasmHistogramCodecs().histogram.decode(c.data).timestamps].map(Number)).join());
+    assert.deepEqual(new Set(times()), new Set(['1000,2000']));
+    assert.equal(times().length, n);
+    // Dropped while a write that found them is in flight: created again from their kept labels.
+    const ids = [...db.head.all()].filter((s) => db.head.labelsOf(s).includes('hcached')).map((s) => s.id);
+    const before = { hits: writer.seriesCache.hits, created: db.counters.seriesCreated };
+    const writing = writer.write(hreq(3000n), opts);
+    db.head.drop(Uint32Array.from(ids));
+    const again = await writing;
+    assert.deepEqual([again.histograms, again.error], [n, undefined]);
+    assert.deepEqual([writer.seriesCache.hits - before.hits, db.counters.seriesCreated - before.created], [n, n], 'sent by ref, created again');
+    assert.deepEqual(new Set(times()), new Set(['3000']));
+    assert.equal(times().length, n);
   });
 
   test('series dropped while a write that found them is in flight are created again from their kept labels', async () => {

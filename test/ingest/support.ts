@@ -144,6 +144,8 @@ export function bitsOf(x: number): bigint {
 /** One entry of a histogram batch, in plain values. */
 export interface HistogramBatchEntry {
   hash: bigint;
+  /** Series id + 1 for an entry given by ref (no labels then), else 0. */
+  ref: number;
   /** Flat [name, value, ...]. */
   labels: string[];
   t: number[];
@@ -169,9 +171,11 @@ export function decodeHistogramBatch(batch: ArrayBuffer): HistogramBatchEntry[] 
     const count = d.getUint32(e + ENTRY.count, true);
     if (start !== next) throw new Error(`entry ${i}: samples start at ${start}, not ${next}`);
     next = start + count;
-    if (len === 0 || new Uint8Array(batch, v.labelsAt + off + len - 1, 1)[0] !== 0xff) throw new Error(`entry ${i}: label bytes do not end in 0xFF`);
-    const labels = decodeLabelBytes(new Uint8Array(batch, v.labelsAt + off, len));
-    const entry: HistogramBatchEntry = { hash: d.getBigUint64(e + ENTRY.hash, true), labels, t: [], h: [], float: [], bodies: [] };
+    const ref = d.getUint32(e + ENTRY.ref, true);
+    if (ref === 0 && (len === 0 || new Uint8Array(batch, v.labelsAt + off + len - 1, 1)[0] !== 0xff)) throw new Error(`entry ${i}: label bytes do not end in 0xFF`);
+    if (ref !== 0 && len !== 0) throw new Error(`entry ${i}: given by ref and by labels`);
+    const labels = ref !== 0 ? [] : decodeLabelBytes(new Uint8Array(batch, v.labelsAt + off, len));
+    const entry: HistogramBatchEntry = { hash: d.getBigUint64(e + ENTRY.hash, true), ref, labels, t: [], h: [], float: [], bodies: [] };
     for (let k = start; k < start + count; k++) {
       entry.t.push(Number(d.getBigInt64(v.timestampsAt + k * 8, true)));
       const from = d.getUint32(v.offsetsAt + k * 4, true);

@@ -11,7 +11,11 @@ import { allocateBatch, releaseRequestBuilders, takeRequestBuilders, type Reques
 import type { ParsedWrite } from './parsed-write.js';
 import { SeriesParser } from './series-parser.js';
 
-/** Int32 words of one record of ParsedWrite.keys: the entry, then its four key words. */
+/**
+ * Int32 words of one record of ParsedWrite.keys: the entry, then its four
+ * key words. The entry is the append batch's, or for a series with no
+ * float samples ~entry (negative) of the histogram batch.
+ */
 export const KEY_RECORD_WORDS = 5;
 
 let keyScratch = new Int32Array(KEY_RECORD_WORDS * 1024);
@@ -55,13 +59,22 @@ export class BatchParse {
     return at + 1;
   }
 
+  /** As learn() for entry `entry` of the histogram batch (a series with histograms and no float samples). */
+  learnHistogram(entry: number): number {
+    return this.learn(~entry);
+  }
+
   /** Where learn() says the key words go (valid until the next learn()). */
   get keyWords(): Int32Array {
     return keyScratch;
   }
 
-  /** The request's answer: its batches (the caller owns them) and counts. */
-  finish(spare: ArrayBuffer | undefined, facts: RequestFacts): ParsedWrite {
+  /**
+   * The request's answer: its batches (the caller owns them) and counts.
+   * The float batch goes into `spare`, the histogram batch into
+   * `histogramSpare`, each when large enough.
+   */
+  finish(spare: ArrayBuffer | undefined, facts: RequestFacts, histogramSpare?: ArrayBuffer): ParsedWrite {
     const { samples, histograms, exemplars } = this.builders;
     const p = this.parser;
     const parsed: ParsedWrite = {
@@ -77,8 +90,9 @@ export class BatchParse {
       emptySeries: 0,
       invalidExemplars: 0,
       refEntries: p.knownEntries,
+      histogramRefEntries: p.knownHistogramEntries,
     };
-    if (histograms.n > 0) parsed.histogramBatch = histograms.finish();
+    if (histograms.n > 0) parsed.histogramBatch = histograms.finish(histogramSpare, allocateBatch);
     const exemplarBatch = exemplars.finish();
     if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;
     if (this.learned > 0) parsed.keys = keyScratch.slice(0, this.learned * KEY_RECORD_WORDS).buffer;

@@ -276,7 +276,9 @@ export function parseOtlpRequest(bytes: Uint8Array, body: OtlpBody, opts: ParseW
 }
 
 /** parseOtlpRequest for a body already gunzipped (plainOtlpBody). */
-export function parsePlainOtlp(plain: Uint8Array, body: OtlpBody, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
+export function parsePlainOtlp(
+  plain: Uint8Array, body: OtlpBody, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer, histogramSpare?: ArrayBuffer,
+): ParsedWrite {
   const tenantLabel = tenantLabelOf(opts);
   const tenant = opts.tenant !== undefined && opts.tenant !== '' ? opts.tenant : opts.defaultTenant ?? DEFAULT_TENANT;
   // Each series is read from its own bytes (BatchSink.series): the parser's reader starts empty.
@@ -286,7 +288,7 @@ export function parsePlainOtlp(plain: Uint8Array, body: OtlpBody, opts: ParseWri
     const refused = translateOtlpBody(plain, body, sink);
     const facts: RequestFacts = { tenant, replica: 0, series: sink.count };
     if (sink.metadataEntries !== undefined) facts.metadata = sink.metadataEntries;
-    const parsed = parse.finish(spare, facts);
+    const parsed = parse.finish(spare, facts, histogramSpare);
     parsed.otlp = refused;
     return parsed;
   } finally {

@@ -128,6 +128,7 @@ export function parseWriteRequestV2(bytes: Uint8Array, opts: ParseWriteOptions &
       emptySeries: v2.emptySeries,
       invalidExemplars: v2.invalidExemplars,
       refEntries: 0,
+      histogramRefEntries: 0,
     };
     const exemplarBatch = exemplars.finish();
     if (exemplarBatch !== undefined) parsed.exemplarBatch = exemplarBatch;

@@ -105,7 +105,9 @@ export function writeRequestTenant(bytes: Uint8Array, fallback: string = DEFAULT
  * const result = db.append(parsed.batch);
  * if (parsed.invalidSeries > 0) throw invalidArgument(parsed.firstInvalid);
  */
-export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer): ParsedWrite {
+export function parseWriteRequest(
+  bytes: Uint8Array, opts: ParseWriteOptions, wasm: HeadWasm, cache?: SharedArrayBuffer, spare?: ArrayBuffer, histogramSpare?: ArrayBuffer,
+): ParsedWrite {
   const tenantLabel = tenantLabelOf(opts);
   if (opts.dialect === 'prometheus-v2') return parseWriteRequestV2(bytes, { ...opts, tenantLabel }, wasm);
   if (opts.dialect !== 'thanos' && opts.dialect !== 'prometheus') throw badParseOption(`unknown dialect ${JSON.stringify(opts.dialect)}`);
@@ -123,7 +125,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     // series (and 1.0's metadata) need reading now.
     const end = bytes.length;
     const prometheus = opts.dialect === 'prometheus';
-    const samples = parse.builders.samples;
+    const { samples, histograms } = parse.builders;
     r.pos = 0;
     let index = 0;
     while (r.pos < end) {
@@ -135,11 +137,14 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
         } else {
           const ref = keys.ref(index);
           if (ref !== 0) {
-            parser.knownSeries(keys.labelsEnd(index), stop, ref);
+            parser.knownSeries(r.pos, keys.labelsEnd(index), stop, ref, index);
           } else {
             const entry = samples.n;
+            const hEntry = histograms.n;
             parser.series(stop, index);
+            // Learned from its float entry, else from its histogram entry (learnHistogram).
             if (samples.n > entry) keys.copyKey(index, parse.keyWords, parse.learn(entry));
+            else if (histograms.n > hEntry) keys.copyKey(index, parse.keyWords, parse.learnHistogram(hEntry));
           }
         }
         index++;
@@ -153,7 +158,7 @@ export function parseWriteRequest(bytes: Uint8Array, opts: ParseWriteOptions, wa
     }
     const facts: RequestFacts = { tenant, replica: head.replica, series: head.series };
     if (metadata !== undefined) facts.metadata = metadata;
-    return parse.finish(spare, facts);
+    return parse.finish(spare, facts, histogramSpare);
   } finally {
     // Malformed requests too: a stream of them must not allocate builders each time.
     parse.release();

@@ -102,10 +102,13 @@ export interface ParsedWrite {
   firstInvalidExemplar?: string;
   /** Entries of `batch` given by series ref (found in the series cache), not by labels. */
   refEntries: number;
+  /** Entries of `histogramBatch` given by series ref. */
+  histogramRefEntries: number;
   /**
    * Series the cache may learn (series-cache.ts): five int32 words each,
-   * the entry of `batch` (given by labels) and the TimeSeries' key
-   * (four words); absent when none.
+   * the entry of `batch` (given by labels), or ~entry of `histogramBatch`
+   * for a series with only histograms, and the TimeSeries' key (four
+   * words); absent when none.
    */
   keys?: ArrayBuffer;
   /** An OTLP write: the data points the translation refused (src/otlp), before any of the checks above. */

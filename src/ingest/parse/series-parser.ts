@@ -71,6 +71,8 @@ export class SeriesParser {
   exemplars = 0;
   /** Entries written by series ref (knownSeries). */
   knownEntries = 0;
+  /** Histogram entries written by series ref (knownSeries). */
+  knownHistogramEntries = 0;
 
   /** The first rule the current series broke (RULE.ok while none). */
   readonly v: Violation = { rule: RULE.ok, label: 0, nameAt: 0, nameLen: 0, prevAt: 0, prevLen: 0, byteAt: 0 };
@@ -179,20 +181,35 @@ export class SeriesParser {
   }
 
   /**
-   * Reads the samples of a TimeSeries whose labels the series cache knows
-   * (series-keys.ts: they are its fields before `from`, and it has neither
-   * exemplars nor histograms) as an entry of series `ref`; [from, end) of
-   * the request, leaving r.pos at end.
+   * Reads the samples and histograms of a TimeSeries whose labels the
+   * series cache knows (series-keys.ts: they are its fields before `from`,
+   * and it has no exemplars) as entries of series `ref` (one in each
+   * batch that gets samples); [from, end) of the request, which holds the
+   * TimeSeries at [start, end), series `index` (these two name it when a
+   * histogram is refused). Leaves r.pos at end.
    */
-  knownSeries(from: number, end: number, ref: number): void {
+  knownSeries(start: number, from: number, end: number, ref: number, index: number): void {
     const r = this.r;
     const out = this.out;
     const samplesStart = out.m;
+    this.beginHistograms();
     r.pos = from;
     while (r.pos < end) {
       const tag = r.tag(end);
       if (tag === TS_SAMPLES) this.sample(r.len(end));
+      else if (tag === TS_HISTOGRAMS) this.histogram(r.len(end));
       else r.skip(tag & 7, end);
+    }
+    const hs = this.hs;
+    const histograms = hs.m - this.histStart;
+    if (histograms > 0) {
+      hs.addRefEntry(ref, this.histStart, histograms);
+      this.histogramSamples += histograms;
+      this.knownHistogramEntries++;
+    }
+    if (this.histBad > 0) {
+      this.invalidHistograms += this.histBad;
+      this.firstInvalidHistogram ??= `series ${index} ${describeLabels(r.buf, start, end)}: ${this.histBadText!}`;
     }
     const count = out.m - samplesStart;
     if (count === 0) return;
