@@ -148,9 +148,9 @@ export class Writer {
       return s === undefined ? undefined : db.head.labelsOf(s);
     };
     let parsed: ParsedWrite;
-    let floats: { result: AppendResult | undefined; batch: ArrayBuffer };
+    let floats: AppendedBatch;
     let rejectedFloats: ReturnType<typeof rejectionError>;
-    let histograms: { result: AppendResult; batch: ArrayBuffer } | undefined;
+    let histograms: AppendedBatch | undefined;
     try {
       const body = snappy !== undefined ? { snappy, cache: ticket.table } : otlp !== undefined ? { otlp, cache: ticket.table } : { cache: ticket.table };
       parsed = await parseWriteInPool(this.pool, bytes, parseOpts, body);
@@ -176,7 +176,7 @@ export class Writer {
       exemplars: exemplars?.written ?? 0,
     };
     if (parsed.otlp !== undefined) written.otlp = parsed.otlp;
-    const rejected = joinRejections(rejectedFloats, histograms === undefined ? undefined : rejectionError(histograms.result, histograms.batch, labelsOf));
+    const rejected = joinRejections(rejectedFloats, histograms?.result === undefined ? undefined : rejectionError(histograms.result, histograms.batch, labelsOf));
     // Appended and its rejections named: nothing reads the histogram batch any more.
     if (parsed.histogramBatch !== undefined) recycleHistogramBatch(parsed.histogramBatch);
     const problems = refusedParts(parsed, opts.dialect === 'prometheus-v2' ? exemplars : undefined);
@@ -190,63 +190,72 @@ export class Writer {
   /**
    * Appends a parsed write's float samples. Entries given by labels may
    * each create a series (several µs with its postings): many of them are
-   * appended in steps, each in a turn of the event loop with time to
-   * spare, so that no turn is held long. The series the pool's worker did
-   * not find in the cache are learned from the ids the append gave them.
-   * Returns what was appended (undefined for an empty batch) and the batch
-   * as appended (a new one when refs had to be resolved).
+   * appended in steps of APPEND_STEP (appendInSteps).
    */
-  private async appendFloats(parsed: ParsedWrite, ticket: CacheTicket): Promise<{ result: AppendResult | undefined; batch: ArrayBuffer }> {
-    const db = this.db;
-    const cache = this.seriesCache;
-    let batch = parsed.batch;
-    let result: AppendResult | undefined;
-    cache.hits += parsed.refEntries;
+  private appendFloats(parsed: ParsedWrite, ticket: CacheTicket): Promise<AppendedBatch> {
+    const batch = parsed.batch;
     const entries = viewAppendBatch(batch).entries;
     const step = entries - parsed.refEntries > APPEND_STEP ? APPEND_STEP : entries;
-    const ids = parsed.keys === undefined ? undefined : step < entries ? new Uint32Array(entries) : entryIds(entries);
-    for (let from = 0; from < entries; from += step) {
-      const wait = appendTurns.take();
-      if (wait !== undefined) await wait;
-      // Every ref is checked before each step: series may have been dropped meanwhile.
-      if (parsed.refEntries > 0) batch = cache.resolve(batch, db.head);
-      const to = Math.min(entries, from + step);
-      const r = db.append(batch, ids, step < entries ? { from, to } : undefined);
-      result = result === undefined ? r : addAppendResults(result, r);
-    }
-    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids);
-    return { result, batch };
+    return this.appendInSteps(parsed, ticket, { batch, entries, step, refEntries: parsed.refEntries, histograms: false });
   }
 
   /**
    * Appends a parsed write's histogram batch in steps of HISTOGRAM_STEP
-   * entries, sharing the event loop's turns with the float appends
-   * (appendTurns): a request of thousands of histograms does not hold the
-   * loop for tens of milliseconds at once. Series given by ref are checked
-   * before each step, and those the worker did not find are learned, as
-   * appendFloats does. Returns what was appended and the batch as appended.
+   * entries: a request of thousands of histograms does not hold the loop
+   * for tens of milliseconds at once.
    */
-  private async appendHistograms(parsed: ParsedWrite, ticket: CacheTicket): Promise<{ result: AppendResult; batch: ArrayBuffer }> {
+  private appendHistograms(parsed: ParsedWrite, ticket: CacheTicket): Promise<AppendedBatch> {
+    const batch = parsed.histogramBatch!;
+    const entries = viewHistogramBatch(batch).entries;
+    const step = entries > HISTOGRAM_STEP ? HISTOGRAM_STEP : entries;
+    return this.appendInSteps(parsed, ticket, { batch, entries, step, refEntries: parsed.histogramRefEntries, histograms: true });
+  }
+
+  /**
+   * Appends a batch `s.step` entries at a time, each step in a turn of the
+   * event loop with time to spare (appendTurns, shared by every write).
+   * Series given by ref are checked before each step (they may have been
+   * dropped meanwhile), and the series the pool's worker did not find in
+   * the cache are learned from the ids the append gave them. Returns what
+   * was appended (undefined for an empty batch) and the batch as appended
+   * (a new one when refs had to be resolved).
+   */
+  private async appendInSteps(parsed: ParsedWrite, ticket: CacheTicket, s: AppendSteps): Promise<AppendedBatch> {
     const db = this.db;
     const cache = this.seriesCache;
-    let batch = parsed.histogramBatch!;
-    cache.hits += parsed.histogramRefEntries;
-    const entries = viewHistogramBatch(batch).entries;
-    // Not the shared scratch: other writes run while this one waits for its turns.
-    const ids = parsed.keys === undefined ? undefined : new Uint32Array(entries);
+    const { entries, step, refEntries, histograms } = s;
+    let batch = s.batch;
+    cache.hits += refEntries;
+    // The shared scratch only when no turn is awaited between the append and the learning.
+    const ids = parsed.keys === undefined ? undefined : step < entries || histograms ? new Uint32Array(entries) : entryIds(entries);
     let result: AppendResult | undefined;
-    let from = 0;
-    do {
+    for (let from = 0; from < entries; from += step) {
       const wait = appendTurns.take();
       if (wait !== undefined) await wait;
-      if (parsed.histogramRefEntries > 0) batch = cache.resolve(batch, db.head);
-      const r = entries <= HISTOGRAM_STEP ? db.appendHistograms(batch, undefined, ids) : db.appendHistograms(batch, { from, to: Math.min(entries, from + HISTOGRAM_STEP) }, ids);
+      if (refEntries > 0) batch = cache.resolve(batch, db.head);
+      const range = step < entries ? { from, to: Math.min(entries, from + step) } : undefined;
+      const r = histograms ? db.appendHistograms(batch, range, ids) : db.append(batch, ids, range);
       result = result === undefined ? r : addAppendResults(result, r);
-      from += HISTOGRAM_STEP;
-    } while (from < entries);
-    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids, true);
+    }
+    if (ids !== undefined) cache.learn(ticket, parsed.keys!, ids, histograms);
     return { result, batch };
   }
+}
+
+/** One kind of a parsed write's batch, as appendInSteps appends it. */
+interface AppendSteps {
+  batch: ArrayBuffer;
+  entries: number;
+  /** Entries a step (`entries` for one step over the whole batch). */
+  step: number;
+  refEntries: number;
+  histograms: boolean;
+}
+
+/** What appendInSteps appended, and the batch as appended. */
+interface AppendedBatch {
+  result: AppendResult | undefined;
+  batch: ArrayBuffer;
 }
 
 /**
