@@ -10,6 +10,7 @@ interface MmapAddon {
   map(fd: number, length: number): Buffer;
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
+  limitHeap(mmapThreshold: number, arenaMax: number): boolean;
   pageOutFiles(): number;
   dropFilePages(): number;
   memfd(name: string): number;
@@ -81,6 +82,19 @@ export function releasePages(map: Buffer): void {
  */
 export function trimNativeHeap(): boolean {
   return mmap.trim();
+}
+
+/**
+ * Bounds what the C heap keeps resident, for the rest of the process
+ * (glibc's mallopt; nothing elsewhere): blocks of `mmapThreshold` bytes or
+ * more are mapped on their own and unmapped when freed, and at most
+ * `arenaMax` arenas serve the threads. Without it glibc's mmap threshold
+ * follows the largest block freed up to 32 MiB, and such blocks then stay
+ * in the arenas; each thread can grow one. Call it once, early, before the
+ * pool starts its threads. True where it applied.
+ */
+export function limitNativeHeap(mmapThreshold: number, arenaMax: number): boolean {
+  return mmap.limitHeap(mmapThreshold, arenaMax);
 }
 
 /**
