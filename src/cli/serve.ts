@@ -25,12 +25,16 @@ const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
 
 /**
  * The C heap's limits for the server (limitNativeHeap), set before the
- * pool's threads start: at 1M series x 6 they cut the peak RSS by 43 MiB
- * and the settled one by 47 MiB (bench/RESULTS.md, issue 29). Glibc's
- * default threshold is 128 KiB too, but rises with every larger block
- * freed; the arenas: the main one and one the threads share.
+ * pool's threads start. Glibc's own mmap threshold starts at 128 KiB but
+ * rises with every larger block freed, up to 32 MiB; fixed at 1 MiB,
+ * blocks that large (postings arrays, the series cache's tables, big
+ * bodies) are unmapped when freed, and smaller ones (a request's body and
+ * batch) are reused from the arenas as before: at 128 KiB their mapping
+ * and first touch on every request cost 12% more server CPU at 100k x 120.
+ * Two arenas: the main one and one the threads share. Figures:
+ * bench/RESULTS.md, issue 29.
  */
-const NATIVE_MMAP_THRESHOLD = 128 * 1024;
+const NATIVE_MMAP_THRESHOLD = 1 << 20;
 const NATIVE_ARENA_MAX = 2;
 
 /**
