@@ -10,8 +10,8 @@
  * pageOutFiles(): MADV_PAGEOUT over the process' read-only file mappings.
  * dropFilePages(): MADV_DONTNEED over the read-only private file mappings
  * the process holds no copied page of: lets go of the pages it shares.
- * limitHeap(mmapThreshold, arenaMax): glibc's mallopt M_MMAP_THRESHOLD and
- * M_ARENA_MAX (nothing elsewhere).
+ * limitHeap(mmapThreshold): glibc's mallopt M_MMAP_THRESHOLD (nothing
+ * elsewhere).
  * memfd(name): an anonymous memory file (memfd_create), for a shared object
  * that is loaded without being written to disk.
  * c23Shim: true where this build defines glibc 2.38's __isoc23_strtol,
@@ -129,24 +129,22 @@ static napi_value trim(napi_env env, napi_callback_info info) {
   return result;
 }
 
-// Bounds what the C heap keeps resident (glibc's mallopt; false
-// elsewhere). A fixed mmap threshold ends glibc's dynamic one, which rises
-// to the largest block freed (up to 32 MiB) and then serves such blocks from
-// the arenas, where they stay after their free; an arena limit stops every
-// thread (workers, libuv's, V8's) from growing a 64 MiB arena of its own.
+// Fixes glibc's mmap threshold (mallopt; false elsewhere). A fixed
+// threshold ends glibc's dynamic one, which rises to the largest block
+// freed (up to 32 MiB) and then serves such blocks from the arenas, where
+// they stay resident after their free.
 static napi_value limit_heap(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 1;
+  napi_value argv[1];
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  int32_t threshold, arenas;
-  if (argc < 2 || napi_get_value_int32(env, argv[0], &threshold) != napi_ok || napi_get_value_int32(env, argv[1], &arenas) != napi_ok
-    || threshold <= 0 || arenas <= 0) {
-    napi_throw_type_error(env, NULL, "limitHeap(mmapThreshold, arenaMax) takes two positive numbers");
+  int32_t threshold;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &threshold) != napi_ok || threshold <= 0) {
+    napi_throw_type_error(env, NULL, "limitHeap(mmapThreshold) takes a positive number");
     return NULL;
   }
   int done = 0;
 #ifdef __GLIBC__
-  done = mallopt(M_MMAP_THRESHOLD, threshold) == 1 && mallopt(M_ARENA_MAX, arenas) == 1;
+  done = mallopt(M_MMAP_THRESHOLD, threshold) == 1;
 #endif
   napi_value result;
   CHECK(env, napi_get_boolean(env, done, &result));

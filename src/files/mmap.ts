@@ -10,7 +10,7 @@ interface MmapAddon {
   map(fd: number, length: number): Buffer;
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
-  limitHeap(mmapThreshold: number, arenaMax: number): boolean;
+  limitHeap(mmapThreshold: number): boolean;
   pageOutFiles(): number;
   dropFilePages(): number;
   memfd(name: string): number;
@@ -85,16 +85,15 @@ export function trimNativeHeap(): boolean {
 }
 
 /**
- * Bounds what the C heap keeps resident, for the rest of the process
- * (glibc's mallopt; nothing elsewhere): blocks of `mmapThreshold` bytes or
- * more are mapped on their own and unmapped when freed, and at most
- * `arenaMax` arenas serve the threads. Without it glibc's mmap threshold
- * follows the largest block freed up to 32 MiB, and such blocks then stay
- * in the arenas; each thread can grow one. Call it once, early, before the
- * pool starts its threads. True where it applied.
+ * Fixes glibc's mmap threshold for the rest of the process (mallopt;
+ * nothing elsewhere): blocks of `mmapThreshold` bytes or more are mapped
+ * on their own and unmapped when freed. Glibc's own threshold rises to
+ * the largest block freed, up to 32 MiB, and blocks under it stay resident
+ * in the arenas after their free. Call it once, early, before the pool
+ * starts its threads. True where it applied.
  */
-export function limitNativeHeap(mmapThreshold: number, arenaMax: number): boolean {
-  return mmap.limitHeap(mmapThreshold, arenaMax);
+export function limitNativeHeap(mmapThreshold: number): boolean {
+  return mmap.limitHeap(mmapThreshold);
 }
 
 /**
