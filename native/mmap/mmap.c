@@ -10,6 +10,8 @@
  * pageOutFiles(): MADV_PAGEOUT over the process' read-only file mappings.
  * dropFilePages(): MADV_DONTNEED over the read-only private file mappings
  * the process holds no copied page of: lets go of the pages it shares.
+ * limitHeap(mmapThreshold): glibc's mallopt M_MMAP_THRESHOLD (nothing
+ * elsewhere).
  * memfd(name): an anonymous memory file (memfd_create), for a shared object
  * that is loaded without being written to disk.
  * c23Shim: true where this build defines glibc 2.38's __isoc23_strtol,
@@ -124,6 +126,28 @@ static napi_value trim(napi_env env, napi_callback_info info) {
 #endif
   napi_value result;
   CHECK(env, napi_get_boolean(env, released != 0, &result));
+  return result;
+}
+
+// Fixes glibc's mmap threshold (mallopt; false elsewhere). A fixed
+// threshold ends glibc's dynamic one, which rises to the largest block
+// freed (up to 32 MiB) and then serves such blocks from the arenas, where
+// they stay resident after their free.
+static napi_value limit_heap(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t threshold;
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &threshold) != napi_ok || threshold <= 0) {
+    napi_throw_type_error(env, NULL, "limitHeap(mmapThreshold) takes a positive number");
+    return NULL;
+  }
+  int done = 0;
+#ifdef __GLIBC__
+  done = mallopt(M_MMAP_THRESHOLD, threshold) == 1;
+#endif
+  napi_value result;
+  CHECK(env, napi_get_boolean(env, done, &result));
   return result;
 }
 
@@ -292,6 +316,8 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "advise", fn));
   CHECK(env, napi_create_function(env, "trim", NAPI_AUTO_LENGTH, trim, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "trim", fn));
+  CHECK(env, napi_create_function(env, "limitHeap", NAPI_AUTO_LENGTH, limit_heap, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "limitHeap", fn));
   CHECK(env, napi_create_function(env, "pageOutFiles", NAPI_AUTO_LENGTH, page_out_files, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "pageOutFiles", fn));
   CHECK(env, napi_create_function(env, "dropFilePages", NAPI_AUTO_LENGTH, drop_file_pages, NULL, &fn));

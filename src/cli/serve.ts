@@ -4,6 +4,7 @@ import { createLogger, type Logger } from './logger.js';
 import { stopSignal } from './stop-signal.js';
 import { startupFailed } from './startup-failure.js';
 import { pageOutWhenIdle } from '../pool/collect.js';
+import { limitNativeHeap } from '../files/mmap.js';
 import type { HostPort } from '../config/host-port.js';
 import type { ServeConfig } from './serve-options.js';
 
@@ -23,6 +24,18 @@ const OPEN_DELAY_ENV = 'STRATA_TEST_OPEN_DELAY_MS';
 const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
 
 /**
+ * Glibc's mmap threshold for the server (limitNativeHeap), set before the
+ * pool's threads start. Glibc's own starts at 128 KiB but rises with every
+ * larger block freed, up to 32 MiB; fixed at 1 MiB, blocks that large
+ * (postings arrays, the series cache's tables, big bodies) are unmapped
+ * when freed, and smaller ones (a request's body and batch) are reused
+ * from the arenas as before: at 128 KiB their mapping and first touch on
+ * every request cost 12% more server CPU at 100k x 120. Figures:
+ * bench/RESULTS.md, issue 29.
+ */
+const NATIVE_MMAP_THRESHOLD = 1 << 20;
+
+/**
  * Runs the server until SIGTERM or SIGINT, then stops gracefully and
  * resolves with exit status 0.
  *
@@ -36,6 +49,7 @@ const KILL_BEFORE_META_ENV = 'STRATA_TEST_KILL_BEFORE_META';
  * is one log line naming its cause, and exit status 1 (startup-failure.ts).
  */
 export async function serve(config: ServeConfig): Promise<number> {
+  limitNativeHeap(NATIVE_MMAP_THRESHOLD);
   const signal = stopSignal();
   const log = createLogger(config.log);
   const killAt = Number(process.env[KILL_BEFORE_META_ENV] ?? 0);

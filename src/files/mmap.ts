@@ -10,6 +10,7 @@ interface MmapAddon {
   map(fd: number, length: number): Buffer;
   advise(map: Buffer, advice: number): void;
   trim(): boolean;
+  limitHeap(mmapThreshold: number): boolean;
   pageOutFiles(): number;
   dropFilePages(): number;
   memfd(name: string): number;
@@ -81,6 +82,18 @@ export function releasePages(map: Buffer): void {
  */
 export function trimNativeHeap(): boolean {
   return mmap.trim();
+}
+
+/**
+ * Fixes glibc's mmap threshold for the rest of the process (mallopt;
+ * nothing elsewhere): blocks of `mmapThreshold` bytes or more are mapped
+ * on their own and unmapped when freed. Glibc's own threshold rises to
+ * the largest block freed, up to 32 MiB, and blocks under it stay resident
+ * in the arenas after their free. Call it once, early, before the pool
+ * starts its threads. True where it applied.
+ */
+export function limitNativeHeap(mmapThreshold: number): boolean {
+  return mmap.limitHeap(mmapThreshold);
 }
 
 /**

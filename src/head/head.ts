@@ -433,7 +433,7 @@ export class Head {
   /** The canonical label bytes of a series (a copy). */
   labelBytes(s: Series): Uint8Array {
     const u32 = this.mem.u32();
-    const ptr = u32[(s.slot + SLOT.labels) >>> 2]!;
+    const ptr = s.slot + SLOT.size;
     const len = u32[(s.slot + SLOT.labelsLen) >>> 2]!;
     return this.mem.u8().slice(ptr, ptr + len);
   }
@@ -446,7 +446,7 @@ export class Head {
   /** Copies a series' canonical label bytes into `dst` at `at`; returns their length. */
   copyLabelBytes(s: Series, dst: Uint8Array, at: number): number {
     const u32 = this.mem.u32();
-    const ptr = u32[(s.slot + SLOT.labels) >>> 2]!;
+    const ptr = s.slot + SLOT.size;
     const len = u32[(s.slot + SLOT.labelsLen) >>> 2]!;
     dst.set(this.mem.u8().subarray(ptr, ptr + len), at);
     return len;
@@ -676,7 +676,7 @@ export class Head {
    */
   labelsOf(s: Series): string[] {
     const u32 = this.mem.u32();
-    const labels = this.decodeLabels(u32[(s.slot + SLOT.labels) >>> 2]!, u32[(s.slot + SLOT.labelsLen) >>> 2]!);
+    const labels = this.decodeLabels(s.slot + SLOT.size, u32[(s.slot + SLOT.labelsLen) >>> 2]!);
     // The index's copies: reads compare and key by them as when series held them.
     this.index.share(labels);
     return labels;

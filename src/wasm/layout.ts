@@ -24,9 +24,8 @@ export const SLOT = {
   id: 88, // u32 series id
   flags: 92, // u32 SLOT_HAS_DATA
   walSeg: 96, // u32 WAL segment holding the open chunk's first sample
-  labels: 100, // u32 canonical label bytes
-  labelsLen: 104, // u32
-  size: 128,
+  labelsLen: 100, // u32 length of the canonical label bytes, which follow the slot (at size)
+  size: 112,
 } as const;
 /** SLOT.flags: the series has a newest sample (SLOT.maxT, SLOT.lastV). */
 export const SLOT_HAS_DATA = 1;

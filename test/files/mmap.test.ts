@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
 import { compressSync, uncompressSync } from 'snappy';
 import { join } from 'node:path';
-import { mapFile, pageOutFileMappings, releasePages } from '../../src/files/mmap.js';
+import { limitNativeHeap, mapFile, pageOutFileMappings, releasePages } from '../../src/files/mmap.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'strata-mmap-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,4 +85,15 @@ test('beside another process mapping the same library, the pages it shares are l
   } finally {
     other.kill();
   }
+});
+
+test('limitNativeHeap sets glibc\'s mmap threshold, and refuses a number that is not positive', () => {
+  const report = process.report.getReport() as { header: { glibcVersionRuntime?: string } };
+  assert.equal(limitNativeHeap(1 << 20), report.header.glibcVersionRuntime !== undefined);
+  assert.throws(() => limitNativeHeap(0), TypeError);
+  assert.throws(() => limitNativeHeap(-1), TypeError);
+  // Memory still comes and goes: a block above the threshold and many below it.
+  const big = Buffer.alloc(4 << 20, 1);
+  const small = Array.from({ length: 1000 }, () => Buffer.alloc(4096, 2));
+  assert.equal(big[big.length - 1]! + small[999]![4095]!, 3);
 });
