@@ -2,13 +2,13 @@
  * gRPC server reflection (what grpcurl uses without proto files), added a
  * moment after the server starts rather than before it listens: loading
  * @grpc/reflection, @grpc/proto-loader and protobufjs and parsing the
- * protos took about 0.15-0.2 s of a start's CPU (issue 29: restart in
- * under 2 s). Until it is added, reflection calls answer UNIMPLEMENTED;
- * nothing else depends on it.
+ * protos (grpc-health-check's health.proto among them) took about
+ * 0.1-0.2 s of a start's CPU (issue 29: restart in under 2 s). Until it
+ * is added, reflection calls answer UNIMPLEMENTED; nothing else depends
+ * on it.
  */
 import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
-import { protoPath as healthProtoPath } from 'grpc-health-check';
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
@@ -56,7 +56,9 @@ export function addReflectionLater(
 }
 
 async function add(server: grpc.Server, services: string[] | undefined, cancelled: () => boolean): Promise<void> {
-  const [{ ReflectionService }, protoLoader] = await Promise.all([import('@grpc/reflection'), import('@grpc/proto-loader')]);
+  const [{ ReflectionService }, protoLoader, { protoPath: healthProtoPath }] = await Promise.all([
+    import('@grpc/reflection'), import('@grpc/proto-loader'), import('grpc-health-check'),
+  ]);
   if (cancelled()) return;
   const definitions = protoLoader.loadSync(
     ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', 'thanos/exemplars/rpc.proto', 'thanos/metadata/rpc.proto', healthProtoPath],

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { HealthImplementation } from 'grpc-health-check';
+import { Health, NOT_SERVING, SERVING } from './health.js';
 import { addReflectionLater } from './reflection.js';
 import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
 import type { LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../gen/thanos/store/rpc.js';
@@ -255,7 +255,7 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
 
   server.addService(InfoService, { info: unary(InfoService.info.path, () => api.infoService()) } as grpc.UntypedServiceImplementation);
 
-  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  const health = new Health({ '': NOT_SERVING });
   health.addToServer(server);
 
   // Messages compressed with "snappy", as Thanos Receive's router sends every RemoteWrite by default (snappy.ts).
@@ -280,7 +280,7 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
     });
     if (rawMissing.length > 0) opts.log.warn({ missing: rawMissing }, 'RemoteWrite is served by grpc-js: this grpc-js lacks what src/grpc/raw-unary.ts relies on');
   }
-  for (const s of ['', ...services]) health.setStatus(s, 'SERVING');
+  for (const s of ['', ...services]) health.setStatus(s, SERVING);
   // Reflection lists what is served (without RemoteWrite, not WriteableStore); added a moment later (reflection.ts).
   const reflection = addReflectionLater(server, write === undefined ? services : undefined, opts.log);
 
@@ -288,7 +288,7 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
     port,
     close: (graceMs = 10_000) => new Promise<void>((done) => {
       reflection.cancel();
-      for (const s of ['', ...services]) health.setStatus(s, 'NOT_SERVING');
+      for (const s of ['', ...services]) health.setStatus(s, NOT_SERVING);
       const timer = setTimeout(() => server.forceShutdown(), graceMs);
       server.tryShutdown(() => {
         clearTimeout(timer);
