@@ -69,7 +69,12 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   let inBlocks = 0;
   let maxChunkId = 0;
   const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
-  const recorded = snapshot?.snap.chunks;
+  // The recorded chunk lists hold the chunks from the stop's blocks end on: with the blocks ending elsewhere now, the scan.
+  let recorded = snapshot?.snap.chunks;
+  if (recorded !== undefined && recorded.floor !== floor) {
+    log.info({ floor, snapshotFloor: recorded.floor }, 'the blocks end elsewhere than at the snapshot: scanning the head chunk files');
+    recorded = undefined;
+  }
   const chunks = ChunkSegments.open(
     { dir: join(dir, 'chunks_head'), segmentBytes: opts.chunkSegmentBytes, log },
     (id, ref, minT, maxT) => {

@@ -12,6 +12,12 @@ import { align8 } from './snapshot-format.js';
 
 /** The CHUNKS section, read: views into the mapped file. */
 export interface SnapshotChunks {
+  /**
+   * Where the blocks ended at the stop: the lists hold the chunks from
+   * there on. A start whose blocks end elsewhere (one quarantined, say)
+   * scans the files instead, for the chunks the lists left out.
+   */
+  floor: number;
   files: ChunkFileRecord[];
   /** Series i (SERIES order) has counts[i] chunks, the next ones of `triples`. */
   counts: Uint32Array;
@@ -22,23 +28,26 @@ export interface SnapshotChunks {
 /** Bytes of one file record: seq, size, mtime (u64), last CRC, chunks, max id, zero (u32 each but mtime), min time, max time (f64). */
 const FILE_RECORD = 48;
 const TWO_32 = 4294967296;
+/** Files u32, chunks u32, floor f64. */
+const HEADER = 16;
 
 function layout(files: number, series: number, chunks: number): { countsAt: number; triplesAt: number; bytes: number } {
-  const countsAt = 8 + FILE_RECORD * files;
+  const countsAt = HEADER + FILE_RECORD * files;
   const triplesAt = countsAt + align8(4 * series);
   return { countsAt, triplesAt, bytes: triplesAt + 24 * chunks };
 }
 
-/** The CHUNKS payload for `series` (SERIES order) and the chunk `files` they point into. */
-export function chunksPayload(series: readonly Series[], files: readonly ChunkFileRecord[]): Buffer {
+/** The CHUNKS payload for `series` (SERIES order), the chunk `files` they point into, and where the blocks end (`floor`). */
+export function chunksPayload(series: readonly Series[], files: readonly ChunkFileRecord[], floor: number): Buffer {
   let total = 0;
   for (const s of series) total += s.chunks.length / 3;
   const at = layout(files.length, series.length, total);
   const b = Buffer.alloc(at.bytes);
   b.writeUInt32LE(files.length, 0);
   b.writeUInt32LE(total, 4);
+  b.writeDoubleLE(floor, 8);
   files.forEach((f, i) => {
-    const o = 8 + FILE_RECORD * i;
+    const o = HEADER + FILE_RECORD * i;
     b.writeUInt32LE(f.seq, o);
     b.writeUInt32LE(f.size, o + 4);
     b.writeBigUInt64LE(f.mtimeNs, o + 8);
@@ -67,7 +76,7 @@ export function chunksPayload(series: readonly Series[], files: readonly ChunkFi
  */
 export function readChunksSection(p: Buffer, lastRef: Float64Array, bad: (reason: string) => Error): SnapshotChunks {
   const n = lastRef.length;
-  if (p.length < 8) throw bad('CHUNKS section cut short');
+  if (p.length < HEADER) throw bad('CHUNKS section cut short');
   const m = p.readUInt32LE(0);
   const total = p.readUInt32LE(4);
   const at = layout(m, n, total);
@@ -75,7 +84,7 @@ export function readChunksSection(p: Buffer, lastRef: Float64Array, bad: (reason
   const files: ChunkFileRecord[] = [];
   const sizes = new Map<number, number>();
   for (let i = 0; i < m; i++) {
-    const o = 8 + FILE_RECORD * i;
+    const o = HEADER + FILE_RECORD * i;
     const f: ChunkFileRecord = {
       seq: p.readUInt32LE(o), size: p.readUInt32LE(o + 4), mtimeNs: p.readBigUInt64LE(o + 8), lastCrc: p.readUInt32LE(o + 16),
       chunks: p.readUInt32LE(o + 20), maxId: p.readUInt32LE(o + 24), minT: p.readDoubleLE(o + 32), maxT: p.readDoubleLE(o + 40),
@@ -108,5 +117,5 @@ export function readChunksSection(p: Buffer, lastRef: Float64Array, bad: (reason
     if (triples[k - 3] !== lastRef[i]) throw bad(`series ${i}: its last chunk in CHUNKS is not its newest in SERIES`);
   }
   if (k !== triples.length) throw bad('CHUNKS counts do not add up to its chunks');
-  return { files, counts, triples };
+  return { floor: p.readDoubleLE(8), files, counts, triples };
 }

@@ -25,10 +25,11 @@ export interface SnapshotWritten {
  * and the chunk files are durable: the snapshot stands for exactly that
  * state. A crash at any moment leaves the old snapshot or the new one,
  * never a file taken for one that is not whole (the reader checks CRCs).
- * With `chunkFiles` (ChunkSegments.files()) it records them and each
- * series' chunk list too (CHUNKS), so the next start need not scan them.
+ * With `chunkFiles` (ChunkSegments.files(), and where the blocks end) it
+ * records them and each series' chunk list too (CHUNKS), so the next
+ * start need not scan them.
  */
-export async function writeHeadSnapshot(dir: string, head: Head, segment: number, chunkFiles?: ChunkFileRecord[]): Promise<SnapshotWritten> {
+export async function writeHeadSnapshot(dir: string, head: Head, segment: number, chunkFiles?: { files: ChunkFileRecord[]; floor: number }): Promise<SnapshotWritten> {
   const file = buildSnapshot(head, segment, chunkFiles);
   const name = snapshotName(segment, 0);
   const path = join(dir, name);
@@ -62,7 +63,7 @@ export async function deleteSnapshotsBut(dir: string, keep: string | undefined):
 }
 
 /** The whole file in one buffer (written once; the engine is closing). */
-function buildSnapshot(head: Head, segment: number, chunkFiles: ChunkFileRecord[] | undefined): Buffer {
+function buildSnapshot(head: Head, segment: number, chunkFiles: { files: ChunkFileRecord[]; floor: number } | undefined): Buffer {
   const series: Series[] = [...head.all()];
   const n = series.length;
   let labelBytes = 0;
@@ -74,7 +75,7 @@ function buildSnapshot(head: Head, segment: number, chunkFiles: ChunkFileRecord[
   const columns = seriesColumns(n);
   const seriesLen = columns.labelsAt + labelBytes;
   const postings = postingsPayload(head);
-  const chunks = chunkFiles === undefined ? undefined : chunksPayload(series, chunkFiles);
+  const chunks = chunkFiles === undefined ? undefined : chunksPayload(series, chunkFiles.files, chunkFiles.floor);
   const total = SNAPSHOT_HEADER_BYTES + sectionBytes(4 * META_WORDS) + sectionBytes(seriesLen) + sectionBytes(postings.bytes.length)
     + (chunks === undefined ? 0 : sectionBytes(chunks.length));
   const buf = Buffer.alloc(total);

@@ -52,7 +52,8 @@ test('the version 1 fixture with a CHUNKS section reads back: the chunk file and
   assert.equal(plain.chunks, undefined, 'a snapshot without CHUNKS reads as before');
   const c = s.chunks!;
   assert.deepEqual(c.files.map((f) => [f.seq, f.size, f.chunks, f.maxId, f.minT, f.maxT]), [[1, 82, 3, 3, 1000, 2000]]);
-  assert.equal(c.files[0]!.mtimeNs, 1795947749949417168n);
+  assert.equal(c.files[0]!.mtimeNs, 1795948599381442227n);
+  assert.equal(c.floor, -Infinity, 'no blocks');
   assert.equal(c.files[0]!.lastCrc, 0x57ac2694);
   assert.deepEqual([...c.counts], [1, 1, 1]);
   assert.deepEqual([...c.triples], [2 ** 32 + 8, 1000, 2000, 2 ** 32 + 36, 1500, 1500, 2 ** 32 + 59, 1000, 1000]);
