@@ -7,6 +7,8 @@ import { crc32cRange } from '../encoding/crc32c.js';
 import { ENCODING_XOR, isKnownEncoding } from '../chunkenc/encoding.js';
 import { MAX_ENTRY_HEADER, readEntryHeader, writeEntryHeader } from './entry.js';
 import type { EntryHeader } from './entry.js';
+import { knownFilesMismatch, segmentName, type ChunkFileRecord } from './known-files.js';
+import { chunkCorrupted } from './corruption.js';
 
 /**
  * Full head chunks in memory-mapped segment files under DATA/chunks_head/.
@@ -52,6 +54,15 @@ interface Segment {
   minT: number;
   maxT: number;
   chunks: number;
+  /** Highest series id among its chunks (0 when none). */
+  maxId: number;
+  /**
+   * Whether every entry's checksum was checked (the open scanned the file)
+   * or the entries were written by this process. A file mapped on a
+   * snapshot's word is not: read() checks each chunk's CRC, as
+   * Prometheus' ChunkDiskMapper does on every read.
+   */
+  verified: boolean;
 }
 
 const NO_BYTES = Buffer.alloc(0);
@@ -67,6 +78,8 @@ export class ChunkSegments {
   private readonly segmentBytes: number;
   /** What the open found damaged and skipped: the chunks there are lost, no others. */
   readonly damaged: ChunkFileDamage[] = [];
+  /** Whether the open read every entry of the files (false: they were mapped as a snapshot recorded them). */
+  scanned = true;
 
   private constructor(private readonly opts: ChunkSegmentsOptions) {
     this.segmentBytes = opts.segmentBytes ?? DEFAULT_CHUNK_SEGMENT_BYTES;
@@ -78,12 +91,22 @@ export class ChunkSegments {
    * the last segment is truncated with a log line. Other damage is skipped
    * (logged with file and offset, listed in `damaged`): reading goes on at
    * the next whole chunk, so only the damaged chunks are lost.
+   *
+   * With `known` (the files as a clean stop recorded them, known-files.ts)
+   * and the files exactly those, nothing is read and `visit` is not called:
+   * the files are mapped, `scanned` is false, and each chunk's checksum is
+   * checked when it is read. Any difference means the scan.
    */
-  static open(opts: ChunkSegmentsOptions, visit: ChunkVisitor): ChunkSegments {
+  static open(opts: ChunkSegmentsOptions, visit: ChunkVisitor, known?: readonly ChunkFileRecord[]): ChunkSegments {
     const cs = new ChunkSegments(opts);
     fs.mkdirSync(opts.dir, { recursive: true });
     const seqs = fs.readdirSync(opts.dir).filter((f) => /^\d{6,}$/.test(f)).map(Number).sort((a, b) => a - b);
-    seqs.forEach((seq, i) => cs.load(seq, i === seqs.length - 1, visit));
+    const unknown = known === undefined ? undefined : knownFilesMismatch(opts.dir, seqs, known) ?? cs.adoptAll(known);
+    if (known !== undefined && unknown === undefined) cs.scanned = false;
+    else {
+      if (unknown !== undefined) opts.log?.info({ dir: opts.dir, reason: unknown }, 'head chunk files differ from the snapshot\'s record: scanning them');
+      seqs.forEach((seq, i) => cs.load(seq, i === seqs.length - 1, visit));
+    }
     cs.active = cs.newSegment((seqs.at(-1) ?? 0) + 1);
     return cs;
   }
@@ -111,6 +134,7 @@ export class ChunkSegments {
     seg.staged = end + CRC_BYTES;
     if (minT < seg.minT) seg.minT = minT;
     if (maxT > seg.maxT) seg.maxT = maxT;
+    if (id > seg.maxId) seg.maxId = id;
     seg.chunks++;
     return seg.seq * TWO_32 + seg.size + at;
   }
@@ -144,6 +168,7 @@ export class ChunkSegments {
     if (seg === undefined) throw new RangeError(`chunk ref ${ref}: segment ${seq} is gone`);
     const at = ref - seq * TWO_32;
     const bytes = this.bytesAt(seg, at, ref);
+    if (!seg.verified && bytes === seg.map) checkEntry(seg, at);
     return bytes === seg.map ? seg.map.subarray(header.dataAt, header.dataAt + header.dataLen) : bytes.slice(header.dataAt, header.dataAt + header.dataLen);
   }
 
@@ -242,6 +267,52 @@ export class ChunkSegments {
     }
   }
 
+  /**
+   * Each file as it stands, for the head snapshot (known-files.ts); call
+   * after a flush and sync, with no more writes to come (a closing engine).
+   * Undefined while entries a full disk refused are staged: the files are
+   * not what the head lists.
+   */
+  files(): ChunkFileRecord[] | undefined {
+    if (this.unwritten.length > 0 || this.active.staged > 0) return undefined;
+    const out: ChunkFileRecord[] = [];
+    for (const seg of [...this.segments.values()].sort((a, b) => a.seq - b.seq)) {
+      if (seg.fd < 0) continue;
+      const st = fs.fstatSync(seg.fd, { bigint: true });
+      if (st.size !== BigInt(seg.size)) return undefined;
+      out.push({
+        seq: seg.seq, size: seg.size, mtimeNs: st.mtimeNs, lastCrc: seg.size > FILE_HEADER ? seg.map.readUInt32LE(seg.size - CRC_BYTES) : 0,
+        chunks: seg.chunks, maxId: seg.maxId, minT: seg.minT, maxT: seg.maxT,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Maps the `known` files without reading their entries (open()); answers
+   * why not when one's header or last checksum is not what was recorded,
+   * leaving nothing open.
+   */
+  private adoptAll(known: readonly ChunkFileRecord[]): string | undefined {
+    for (const k of known) {
+      const path = join(this.opts.dir, segmentName(k.seq));
+      const fd = fs.openSync(path, 'r+');
+      const map = k.size > 0 ? mapFile(fd, k.size) : NO_BYTES;
+      const problem = fileHeaderProblem(map)
+        ?? (k.size > FILE_HEADER && map.readUInt32LE(k.size - CRC_BYTES) !== k.lastCrc ? `file ${k.seq}: its last checksum is not the recorded one` : undefined);
+      if (problem !== undefined) {
+        fs.closeSync(fd);
+        for (const seg of this.segments.values()) fs.closeSync(seg.fd);
+        this.segments.clear();
+        return problem;
+      }
+      this.segments.set(k.seq, {
+        seq: k.seq, path, fd, map, size: k.size, stage: NO_BYTES, staged: 0, minT: k.minT, maxT: k.maxT, chunks: k.chunks, maxId: k.maxId, verified: false,
+      });
+    }
+    return undefined;
+  }
+
   /** Starts the next segment; the full one is written now if it can be, or by a later flush. */
   private roll(): Segment {
     const old = this.active;
@@ -258,9 +329,9 @@ export class ChunkSegments {
 
   /** A segment to stage entries for; its file is made by its first write. */
   private newSegment(seq: number): Segment {
-    const path = join(this.opts.dir, String(seq).padStart(6, '0'));
+    const path = join(this.opts.dir, segmentName(seq));
     const seg: Segment = {
-      seq, path, fd: -1, map: NO_BYTES, size: FILE_HEADER, stage: Buffer.allocUnsafe(STAGE_BYTES), staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0,
+      seq, path, fd: -1, map: NO_BYTES, size: FILE_HEADER, stage: Buffer.allocUnsafe(STAGE_BYTES), staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0, maxId: 0, verified: true,
     };
     this.segments.set(seq, seg);
     return seg;
@@ -323,8 +394,7 @@ export class ChunkSegments {
   }
 
   private load(seq: number, last: boolean, visit: ChunkVisitor): void {
-    const name = String(seq).padStart(6, '0');
-    const path = join(this.opts.dir, name);
+    const path = join(this.opts.dir, segmentName(seq));
     const fd = fs.openSync(path, 'r+');
     const fileSize = fs.fstatSync(fd).size;
     if (fileSize < FILE_HEADER) {
@@ -345,10 +415,11 @@ export class ChunkSegments {
       this.damage({ file: path, offset: 0, bytes: fileSize, reason: headerProblem }, 'skipped a head chunk file whose header is damaged: its chunks are lost');
       return;
     }
-    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, stage: NO_BYTES, staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0 };
+    const seg: Segment = { seq, path, fd, map, size: FILE_HEADER, stage: NO_BYTES, staged: 0, minT: Infinity, maxT: -Infinity, chunks: 0, maxId: 0, verified: true };
     const { end, damaged, torn } = scanEntries(map, fileSize, path, last, (at, h) => {
       if (h.minT < seg.minT) seg.minT = h.minT;
       if (h.maxT > seg.maxT) seg.maxT = h.maxT;
+      if (h.id > seg.maxId) seg.maxId = h.id;
       seg.chunks++;
       visit(h.id, seq * TWO_32 + at, h.minT, h.maxT, h.encoding);
     });
@@ -438,6 +509,17 @@ function entryProblem(map: Buffer, at: number, fileSize: number, h: EntryHeader)
   if (!isKnownEncoding(h.encoding)) return `unknown encoding ${h.encoding}`;
   if (crc32cRange(map, at, end) !== map.readUInt32LE(end)) return 'checksum mismatch';
   return undefined;
+}
+
+/**
+ * Checks the entry at `at` of a file mapped unread (its header is in
+ * `header`, bytesAt()'s): its checksum, its end within the file. Throws
+ * chunkCorrupted: the read fails, as Prometheus' does on a bad CRC.
+ */
+function checkEntry(seg: Segment, at: number): void {
+  const end = header.dataAt + header.dataLen;
+  if (end + CRC_BYTES > seg.size) throw chunkCorrupted(seg.path, at, `entry of ${header.dataLen} bytes runs past the end of the file`);
+  if (crc32cRange(seg.map, at, end) !== seg.map.readUInt32LE(end)) throw chunkCorrupted(seg.path, at, 'checksum mismatch');
 }
 
 /** The first offset after `from` where a whole entry (its CRC good) starts, if any. */

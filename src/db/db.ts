@@ -530,7 +530,8 @@ export class Db {
   private async snapshotHead(next: number): Promise<void> {
     const started = Date.now();
     try {
-      const w = await writeHeadSnapshot(this.opts.dataDir, this.head, next);
+      const files = this.chunks.files();
+      const w = await writeHeadSnapshot(this.opts.dataDir, this.head, next, files === undefined ? undefined : { files, floor: this.blocks.end });
       this.log.info({ ...w, ms: Date.now() - started }, 'head snapshot written');
     } catch (err) {
       this.log.error({ err }, 'head snapshot not written: the next start replays the WAL');

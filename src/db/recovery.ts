@@ -15,9 +15,9 @@ import type { ExemplarSeries, ExemplarStore } from '../exemplars/exemplar-store.
 import { RECORD_EXEMPLARS, RECORD_HISTOGRAMS, RECORD_SAMPLES, RECORD_SERIES, RECORD_SERIES_SNAPPY, readExemplarRecord, readSeriesRecord } from '../record/wal-records.js';
 import { readHistogramRecord } from '../record/histogram-record.js';
 import { replayHistogram } from '../head/histogram-append.js';
-import { findSnapshot, loadSnapshot, type UsableSnapshot } from './snapshot-load.js';
+import { findSnapshot } from './snapshot-load.js';
+import { restoreRecorded, restoreScanned } from './snapshot-restore.js';
 import { deleteSnapshotsBut } from './snapshot-write.js';
-import { releasePages } from '../files/mmap.js';
 
 /**
  * Replays a HISTOGRAMS record (src/record/histogram-record.ts) into the head:
@@ -37,40 +37,6 @@ function replayHistograms(head: Head, chunks: ChunkSegments, payload: Uint8Array
   }
   if (!ok) throw new Error(`WAL segment ${segment}: malformed histograms record`);
   store();
-}
-
-/**
- * Loads a head snapshot (snapshot-load.ts) and gives each series its
- * chunks the chunk files hold. Its newest sample comes from the snapshot
- * when its newest chunk is still the one the snapshot names, ending at the
- * snapshot's newest time, and the series' newest is a float (a histogram's
- * state lives in its chunk); else from that chunk, as a WAL replay does
- * (restoreChunks).
- */
-function restoreFromSnapshot(head: Head, chunks: ChunkSegments, pending: PendingChunks, usable: UsableSnapshot, log: DbLog): void {
-  const started = Date.now();
-  const { snap } = usable;
-  const series = loadSnapshot(head, snap);
-  const loadedMs = Date.now() - started;
-  let decoded = 0;
-  for (let i = 0; i < series.length; i++) {
-    const s = series[i]!;
-    const list = pending.take(s.id);
-    if (list === undefined) continue;
-    // The same chunk as at the snapshot (same ref, same end), holding floats: its newest sample is the snapshot's.
-    const n = list.length;
-    const lo = snap.newestV[2 * i]!;
-    const hi = snap.newestV[2 * i + 1]!;
-    if (list[n - 3] === snap.lastRef[i] && list[n - 1] === snap.newestT[i] && !Head.isHistogramNewest(lo, hi)) {
-      s.chunks = list;
-      head.setNewestWords(s, snap.newestT[i]!, lo, hi);
-    } else {
-      restoreChunks(head, chunks, s, list);
-      decoded++;
-    }
-  }
-  releasePages(snap.file);
-  log.info({ snapshot: usable.name, series: series.length, labelValues: snap.values, newestDecoded: decoded, loadMs: loadedMs, ms: Date.now() - started }, 'head snapshot loaded');
 }
 
 /** What recovery opened, for the engine to run on. */
@@ -102,6 +68,13 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   const pending = new PendingChunks();
   let inBlocks = 0;
   let maxChunkId = 0;
+  const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
+  // The recorded chunk lists hold the chunks from the stop's blocks end on: with the blocks ending elsewhere now, the scan.
+  let recorded = snapshot?.snap.chunks;
+  if (recorded !== undefined && recorded.floor !== floor) {
+    log.info({ floor, snapshotFloor: recorded.floor }, 'the blocks end elsewhere than at the snapshot: scanning the head chunk files');
+    recorded = undefined;
+  }
   const chunks = ChunkSegments.open(
     { dir: join(dir, 'chunks_head'), segmentBytes: opts.chunkSegmentBytes, log },
     (id, ref, minT, maxT) => {
@@ -112,10 +85,14 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
       }
       pending.add(id, ref, minT, maxT);
     },
+    recorded?.files,
   );
   pending.group();
-  const snapshot = opts.memorySnapshotOnShutdown === false ? undefined : findSnapshot(dir, log);
-  if (snapshot !== undefined) restoreFromSnapshot(head, chunks, pending, snapshot, log);
+  if (snapshot !== undefined && !chunks.scanned) {
+    // The files are those the snapshot recorded (a clean stop's, untouched since): its chunk lists stand.
+    inBlocks = restoreRecorded(head, chunks, snapshot, floor, log);
+    for (const f of recorded!.files) maxChunkId = Math.max(maxChunkId, f.maxId);
+  } else if (snapshot !== undefined) restoreScanned(head, chunks, pending, snapshot, log);
   // The checkpoint's series records are the snapshot's series (one clean close wrote both): not replayed again.
   const skipSeriesOf = snapshot === undefined ? -1 : snapshot.snap.segment - 1;
   let skippedSeriesRecords = 0;
@@ -194,7 +171,7 @@ export async function recover(opts: DbOptions, head: Head, log: DbLog, exemplars
   // Other snapshots are stale or damaged: the next clean close writes a new one.
   await deleteSnapshotsBut(dir, snapshot?.name).catch((err: unknown) => log.warn({ err }, 'could not delete old head snapshots'));
   log.info({
-    snapshot: snapshot?.name, walSeriesRecordsSkipped: skippedSeriesRecords,
+    snapshot: snapshot?.name, walSeriesRecordsSkipped: skippedSeriesRecords, chunkFilesScanned: chunks.scanned,
     series: head.seriesCount, blocks: blocks.size, walRecords: records, exemplars: replayedExemplars, orphanSeriesChunks: orphans,
     chunksInBlocks: inBlocks, oooSamples: head.ooo.samples, ms: Date.now() - started,
   }, 'storage recovered');

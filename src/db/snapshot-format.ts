@@ -23,6 +23,8 @@ export const SECTION_HEADER_BYTES = 8;
 export const SECTION_META = 1;
 export const SECTION_SERIES = 2;
 export const SECTION_POSTINGS = 3;
+/** Optional (snapshot-chunks.ts): the chunk files and each series' chunk list; older readers skip it. */
+export const SECTION_CHUNKS = 4;
 
 /** Words of the META section: WAL segment, WAL offset, series count, next series id, distinct label values. */
 export const META_WORDS = 5;

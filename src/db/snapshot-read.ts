@@ -1,7 +1,8 @@
 import { mapWholeFile } from '../files/mmap.js';
 import { crc32c } from '@node-rs/crc32';
+import { readChunksSection, type SnapshotChunks } from './snapshot-chunks.js';
 import {
-  META_WORDS, SECTION_HEADER_BYTES, SECTION_META, SECTION_POSTINGS, SECTION_SERIES, SNAPSHOT_HEADER_BYTES, SNAPSHOT_MAGIC,
+  META_WORDS, SECTION_CHUNKS, SECTION_HEADER_BYTES, SECTION_META, SECTION_POSTINGS, SECTION_SERIES, SNAPSHOT_HEADER_BYTES, SNAPSHOT_MAGIC,
   SNAPSHOT_VERSION, sectionBytes,
 } from './snapshot-format.js';
 import { seriesColumns } from './snapshot-write.js';
@@ -27,6 +28,8 @@ export interface HeadSnapshot {
   postings: Buffer;
   /** Distinct label values in it. */
   values: number;
+  /** The chunk files and chunk lists (CHUNKS), when the snapshot has them. */
+  chunks?: SnapshotChunks;
   /** The whole file, mapped read-only: every view above is into it (releasePages once loaded). */
   file: Buffer;
 }
@@ -83,6 +86,8 @@ export function readHeadSnapshot(path: string): HeadSnapshot {
   };
   checkSeries(snap, bad);
   checkPostings(postings, values, bad);
+  const chunks = sections.get(SECTION_CHUNKS);
+  if (chunks !== undefined) snap.chunks = readChunksSection(chunks, snap.lastRef, bad);
   return snap;
 }
 

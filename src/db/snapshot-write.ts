@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import type { Head } from '../head/head.js';
 import type { Series } from '../head/series.js';
 import { syncDir } from '../files/durable.js';
+import type { ChunkFileRecord } from '../chunks/known-files.js';
+import { chunksPayload } from './snapshot-chunks.js';
 import {
-  META_WORDS, SECTION_HEADER_BYTES, SECTION_META, SECTION_POSTINGS, SECTION_SERIES, SNAPSHOT_HEADER_BYTES, SNAPSHOT_MAGIC,
+  META_WORDS, SECTION_CHUNKS, SECTION_HEADER_BYTES, SECTION_META, SECTION_POSTINGS, SECTION_SERIES, SNAPSHOT_HEADER_BYTES, SNAPSHOT_MAGIC,
   SNAPSHOT_VERSION, align8, frameSection, isSnapshotFile, sectionBytes, snapshotName,
 } from './snapshot-format.js';
 
@@ -23,9 +25,12 @@ export interface SnapshotWritten {
  * and the chunk files are durable: the snapshot stands for exactly that
  * state. A crash at any moment leaves the old snapshot or the new one,
  * never a file taken for one that is not whole (the reader checks CRCs).
+ * With `chunkFiles` (ChunkSegments.files(), and where the blocks end) it
+ * records them and each series' chunk list too (CHUNKS), so the next
+ * start need not scan them.
  */
-export async function writeHeadSnapshot(dir: string, head: Head, segment: number): Promise<SnapshotWritten> {
-  const file = buildSnapshot(head, segment);
+export async function writeHeadSnapshot(dir: string, head: Head, segment: number, chunkFiles?: { files: ChunkFileRecord[]; floor: number }): Promise<SnapshotWritten> {
+  const file = buildSnapshot(head, segment, chunkFiles);
   const name = snapshotName(segment, 0);
   const path = join(dir, name);
   const tmp = `${path}.tmp`;
@@ -58,7 +63,7 @@ export async function deleteSnapshotsBut(dir: string, keep: string | undefined):
 }
 
 /** The whole file in one buffer (written once; the engine is closing). */
-function buildSnapshot(head: Head, segment: number): Buffer {
+function buildSnapshot(head: Head, segment: number, chunkFiles: { files: ChunkFileRecord[]; floor: number } | undefined): Buffer {
   const series: Series[] = [...head.all()];
   const n = series.length;
   let labelBytes = 0;
@@ -70,7 +75,9 @@ function buildSnapshot(head: Head, segment: number): Buffer {
   const columns = seriesColumns(n);
   const seriesLen = columns.labelsAt + labelBytes;
   const postings = postingsPayload(head);
-  const total = SNAPSHOT_HEADER_BYTES + sectionBytes(4 * META_WORDS) + sectionBytes(seriesLen) + sectionBytes(postings.bytes.length);
+  const chunks = chunkFiles === undefined ? undefined : chunksPayload(series, chunkFiles.files, chunkFiles.floor);
+  const total = SNAPSHOT_HEADER_BYTES + sectionBytes(4 * META_WORDS) + sectionBytes(seriesLen) + sectionBytes(postings.bytes.length)
+    + (chunks === undefined ? 0 : sectionBytes(chunks.length));
   const buf = Buffer.alloc(total);
   buf.writeUInt32BE(SNAPSHOT_MAGIC, 0);
   buf[4] = SNAPSHOT_VERSION;
@@ -102,7 +109,11 @@ function buildSnapshot(head: Head, segment: number): Buffer {
   at = frameSection(buf, at, SECTION_SERIES, seriesLen);
 
   buf.set(postings.bytes, at + SECTION_HEADER_BYTES);
-  frameSection(buf, at, SECTION_POSTINGS, postings.bytes.length);
+  at = frameSection(buf, at, SECTION_POSTINGS, postings.bytes.length);
+  if (chunks !== undefined) {
+    buf.set(chunks, at + SECTION_HEADER_BYTES);
+    frameSection(buf, at, SECTION_CHUNKS, chunks.length);
+  }
   return buf;
 }
 

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { Health, NOT_SERVING, SERVING } from './health.js';
+import { addReflectionLater } from './reflection.js';
 import { StoreService, WriteableStoreService, type WriteResponse } from '../gen/thanos/store/rpc.js';
 import type { LabelNamesRequest, LabelNamesResponse, LabelValuesRequest, LabelValuesResponse, SeriesRequest } from '../gen/thanos/store/rpc.js';
 import { InfoService } from '../gen/thanos/info/rpc.js';
@@ -75,8 +73,6 @@ export interface RunningGrpcServer {
   /** Stops taking calls, lets calls in flight finish (up to `graceMs`), then closes. */
   close(graceMs?: number): Promise<void>;
 }
-
-const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** Raw bytes in and out: parsing and encoding are ours (pool work and hand-written frames). */
 const passThrough = (b: Buffer): Buffer => b;
@@ -259,14 +255,8 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
 
   server.addService(InfoService, { info: unary(InfoService.info.path, () => api.infoService()) } as grpc.UntypedServiceImplementation);
 
-  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  const health = new Health({ '': NOT_SERVING });
   health.addToServer(server);
-  const definitions = protoLoader.loadSync(
-    ['thanos/store/rpc.proto', 'thanos/info/rpc.proto', 'thanos/exemplars/rpc.proto', 'thanos/metadata/rpc.proto', healthProtoPath],
-    { includeDirs: [PROTO_DIR], keepCase: true },
-  );
-  // Reflection lists what is served (without RemoteWrite, not WriteableStore).
-  new ReflectionService(definitions, write === undefined ? { services } : undefined).addToServer(server);
 
   // Messages compressed with "snappy", as Thanos Receive's router sends every RemoteWrite by default (snappy.ts).
   const snappyMissing = installGrpcSnappy();
@@ -290,12 +280,15 @@ export async function serveStoreApi(api: StoreApi, opts: StoreServerOptions): Pr
     });
     if (rawMissing.length > 0) opts.log.warn({ missing: rawMissing }, 'RemoteWrite is served by grpc-js: this grpc-js lacks what src/grpc/raw-unary.ts relies on');
   }
-  for (const s of ['', ...services]) health.setStatus(s, 'SERVING');
+  for (const s of ['', ...services]) health.setStatus(s, SERVING);
+  // Reflection lists what is served (without RemoteWrite, not WriteableStore); added a moment later (reflection.ts).
+  const reflection = addReflectionLater(server, write === undefined ? services : undefined, opts.log);
 
   return {
     port,
     close: (graceMs = 10_000) => new Promise<void>((done) => {
-      for (const s of ['', ...services]) health.setStatus(s, 'NOT_SERVING');
+      reflection.cancel();
+      for (const s of ['', ...services]) health.setStatus(s, NOT_SERVING);
       const timer = setTimeout(() => server.forceShutdown(), graceMs);
       server.tryShutdown(() => {
         clearTimeout(timer);

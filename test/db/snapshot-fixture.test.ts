@@ -41,3 +41,21 @@ test('the version 1 fixture reads back: series, labels, newest samples and posti
   }
   assert.deepEqual(out, ['__name__=up:1,2', '__name__=temp:3', 'job=api:1', 'job=zürich:2', 'room=a:3']);
 });
+
+const withChunks = fileURLToPath(new URL('../fixtures/head-snapshot/v1-three-series-chunks', import.meta.url));
+
+// The same three series, written by a clean stop that also recorded the chunk files (CHUNKS, section 4).
+test('the version 1 fixture with a CHUNKS section reads back: the chunk file and each series\' chunk list', () => {
+  const plain = readHeadSnapshot(fixture);
+  const s = readHeadSnapshot(withChunks);
+  assert.deepEqual([...s.ids], [...plain.ids]);
+  assert.equal(plain.chunks, undefined, 'a snapshot without CHUNKS reads as before');
+  const c = s.chunks!;
+  assert.deepEqual(c.files.map((f) => [f.seq, f.size, f.chunks, f.maxId, f.minT, f.maxT]), [[1, 82, 3, 3, 1000, 2000]]);
+  assert.equal(c.files[0]!.mtimeNs, 1795948599381442227n);
+  assert.equal(c.floor, -Infinity, 'no blocks');
+  assert.equal(c.files[0]!.lastCrc, 0x57ac2694);
+  assert.deepEqual([...c.counts], [1, 1, 1]);
+  assert.deepEqual([...c.triples], [2 ** 32 + 8, 1000, 2000, 2 ** 32 + 36, 1500, 1500, 2 ** 32 + 59, 1000, 1000]);
+  assert.deepEqual([0, 1, 2].map((i) => c.triples[3 * i]), [...s.lastRef]);
+});

@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, copyFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, copyFileSync, utimesSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MatchType } from '../../src/index/types.js';
 import type { Db } from '../../src/db/db.js';
@@ -70,6 +70,7 @@ async function assertFullReplay(dir: string, before: string): Promise<ReturnType
   assert.equal(contents(db), before);
   assert.equal(line(log, 'head snapshot loaded'), undefined);
   assert.equal(line(log, 'storage recovered')?.walSeriesRecordsSkipped, 0);
+  assert.equal(line(log, 'storage recovered')?.chunkFilesScanned, true);
   await db.close();
   return log;
 }
@@ -84,6 +85,8 @@ test('a clean close writes a snapshot, and the next open loads it instead of the
     const db = await openSmallDb(dir, { log });
     assert.equal(line(log, 'head snapshot loaded')?.series, 300 + generation);
     assert.ok((line(log, 'storage recovered')?.walSeriesRecordsSkipped as number) > 0);
+    // The chunk files are the ones the snapshot recorded: mapped, not scanned.
+    assert.equal(line(log, 'storage recovered')?.chunkFilesScanned, false);
     assert.equal(contents(db), expected);
     assert.deepEqual(db.querier().labelValues('job', [], -Infinity, Infinity), ['api', 'zürich']);
     // The sample rules hold: the newest sample (a stale marker for series 0) is known.
@@ -228,4 +231,66 @@ test('with memorySnapshotOnShutdown false no snapshot is written, and one left f
   await db.close();
   assert.deepEqual(snapshots(dir), []);
   await assertFullReplay(dir, before);
+});
+
+function chunkFiles(dir: string): string[] {
+  return readdirSync(`${dir}/chunks_head`).sort().map((f) => `${dir}/chunks_head/${f}`);
+}
+
+/** Flips a byte in the middle of `file`. */
+function flipByte(file: string): void {
+  const b = readFileSync(file);
+  b[b.length >>> 1]! ^= 0x10;
+  writeFileSync(file, b);
+}
+
+test('a chunk file changed after the snapshot means the full scan, and its damage is handled as without a snapshot', async () => {
+  const { dir } = await closedDir();
+  const files = chunkFiles(dir);
+  assert.ok(files.length >= 2, 'several chunk files');
+  flipByte(files[0]!);
+  const log = recordingLog();
+  const db = await openSmallDb(dir, { log });
+  assert.equal(line(log, 'storage recovered')?.chunkFilesScanned, true);
+  assert.ok(line(log, 'head chunk files differ from the snapshot\'s record: scanning them'));
+  assert.ok(log.lines.some((l) => l.level === 'warn' && l.msg.startsWith('skipped a damaged')));
+  assert.equal(db.chunkFileDamage, 1);
+  // The series are all there (from the snapshot); only the damaged chunk's samples are gone.
+  assert.equal(decodeSelected(db.querier().select(all, -Infinity, Infinity)).length, 300);
+  await db.close();
+});
+
+test('damage that leaves a chunk file\'s size and time alone is found when the chunk is read', async () => {
+  const { dir, before } = await closedDir();
+  // Whole-second times (what utimes can set), recorded by a second clean stop that writes no chunk.
+  const pinned = 1_700_000_000;
+  for (const f of chunkFiles(dir)) utimesSync(f, pinned, pinned);
+  let db = await openSmallDb(dir);
+  assert.equal(contents(db), before);
+  await db.close();
+  const file = chunkFiles(dir)[0]!;
+  flipByte(file);
+  utimesSync(file, pinned, pinned);
+  const log = recordingLog();
+  db = await openSmallDb(dir, { log });
+  assert.equal(line(log, 'storage recovered')?.chunkFilesScanned, false);
+  assert.throws(() => contents(db), (err: Error) => err.message.includes(file) && /checksum mismatch/.test(err.message));
+  await db.close();
+});
+
+test('chunks written after a start from the snapshot, then a crash: the snapshot is used, the files scanned, nothing lost', async () => {
+  const { dir } = await closedDir();
+  // WAL segments large enough that no checkpoint is written (one would make the snapshot stale).
+  let db = await openSmallDb(dir, { walSegmentBytes: 16 << 20 });
+  // 250 samples a series: chunks cut and written to a new chunk file.
+  fill(db, 25, 12);
+  const later = contents(db);
+  // As a kill -9 leaves it: no flush, no snapshot; the WAL holds what the chunk files may not.
+  await db.close({ flush: false });
+  const log = recordingLog();
+  db = await openSmallDb(dir, { log });
+  assert.equal(line(log, 'head snapshot loaded')?.series, 300);
+  assert.equal(line(log, 'storage recovered')?.chunkFilesScanned, true);
+  assert.equal(contents(db), later);
+  await db.close();
 });

@@ -34,6 +34,14 @@ describe('health and reflection', () => {
     assert.equal(a.response!.status, 1, 'not SERVING');
   });
 
+  before(async () => {
+    // Reflection is added a moment after the server starts (src/grpc/reflection.ts): wait for it, 10 s at most.
+    const deadline = Date.now() + 10_000;
+    while ((await client.reflect('v1', { host: '', list_services: '*' })).code === grpc.status.UNIMPLEMENTED && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
   async function reflectedServices(): Promise<Record<string, string[] | string>> {
     const listed: Record<string, string[] | string> = {};
     for (const version of ['v1', 'v1alpha'] as const) {
