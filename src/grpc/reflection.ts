@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
+import { pageOutSoon } from '../pool/collect.js';
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
@@ -42,7 +43,11 @@ export function addReflectionLater(
     timer = setTimeout(() => {
       add(server, services, () => cancelled)
         .catch((err: unknown) => log.warn({ err }, 'gRPC server reflection not served'))
-        .finally(done);
+        .finally(() => {
+          // Loading it touched code pages the start-up page-out had let go (when that is on).
+          pageOutSoon();
+          done();
+        });
     }, delayMs);
     timer.unref();
   });
