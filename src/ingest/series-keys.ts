@@ -69,7 +69,7 @@ export class RequestKeys {
     const w = this.i32;
     const table = this.table;
     for (let i = 0, r = this.base; i < n; i++, r += REC_WORDS) {
-      refs[i] = (w[r + FLAGS]! & KEYED) === 0 ? 0 : probeRef(table, w[r + KEY_A]!, w[r + KEY_A + 1]!, w[r + KEY_A + 2]!, w[r + KEY_A + 3]!);
+      refs[i] = (w[r + FLAGS]! & KEYED) === 0 ? 0 : probeRef(table, w[r + KEY_A]!, w[r + KEY_A + 1]!, w[r + KEY_A + 2]!);
     }
   }
 

@@ -144,7 +144,7 @@ class PointKeys {
     }
     const table = this.table;
     for (let i = 0; i < n; i++) {
-      if (refs[i] !== 0) refs[i] = probeRef(table, keys[4 * i]!, keys[4 * i + 1]!, keys[4 * i + 2]!, keys[4 * i + 3]!);
+      if (refs[i] !== 0) refs[i] = probeRef(table, keys[4 * i]!, keys[4 * i + 1]!, keys[4 * i + 2]!);
     }
   }
 
