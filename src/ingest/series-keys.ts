@@ -2,7 +2,7 @@
  * The worker's half of the series cache: the 128-bit key of each
  * TimeSeries' raw label bytes (assembly/series-keys.ts: its leading Label
  * fields, hashed with the table's two seeds mixed with the tenant), looked
- * up in the shared table (series-table.ts).
+ * up in the shared table (series-table.ts, which keeps 96 of its bits).
  */
 import type { HeadWasm } from '../wasm/head.js';
 import { KEYED, SERIES_KEY } from '../wasm/layout.js';
