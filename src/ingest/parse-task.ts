@@ -6,7 +6,7 @@
 import { uncompressSync } from 'snappy';
 import { threadCodec } from '../chunkenc/index.js';
 import type { PoolTask, TaskRunner } from '../pool/task.js';
-import { collectNow } from '../pool/collect.js';
+import { collectNow, collectYoungAfter } from '../pool/collect.js';
 import { batchBuffers, bodyBuffers, bodyBytes, histogramBatchBuffers, SPARE_MAX_BYTES } from '../pool/spare-buffers.js';
 import { movedWith, transferable } from '../pool/transfer.js';
 import { MalformedRequestError, malformedRequest } from '../errors/errors.js';
@@ -156,8 +156,9 @@ function unsnappy(bytes: Uint8Array, maxDecodedBytes: number): Uint8Array | Pars
 
 function parseWrite(message: ParseWriteMessage): unknown {
   const body = message.bytes.buffer;
-  const large = { found: body.byteLength > SPARE_MAX_BYTES };
+  const large = { found: body.byteLength > SPARE_MAX_BYTES, decoded: 0 };
   const answer = decodeAndParse(message, large);
+  collectYoungAfter(large.decoded);
   if (large.found) {
     // A body the caller's spares would not keep stays here, held by the
     // message until the next task: detached into a clone nothing holds, it
@@ -168,7 +169,12 @@ function parseWrite(message: ParseWriteMessage): unknown {
   return answer;
 }
 
-function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare, histogramSpare }: ParseWriteMessage, large: { found: boolean }): unknown {
+/**
+ * `large.found`: the body or what it decoded to is larger than the spares
+ * keep; `large.decoded`: bytes decoded into a buffer of this thread, left
+ * as garbage here.
+ */
+function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare, histogramSpare }: ParseWriteMessage, large: { found: boolean; decoded: number }): unknown {
   let bytes: Uint8Array | ParseWriteAnswer = body;
   if (otlp === undefined) {
     bytes = snappy === undefined ? body : snappy.framed ? unframe(body, snappy.maxDecodedBytes) : unsnappy(body, snappy.maxDecodedBytes);
@@ -179,6 +185,7 @@ function decodeAndParse({ bytes: body, opts, snappy, otlp, cache, spare, histogr
     // Large as decoded: a small gzip body may inflate past the spares too.
     const plain = otlp === undefined ? bytes : plainOtlpBody(bytes, otlp);
     if (plain.byteLength > SPARE_MAX_BYTES) large.found = true;
+    if (plain !== body) large.decoded = plain.byteLength;
     // The thread's codec instance of build/strata.wasm also serves the
     // head's exports (hashEntries for the batch's label hashes).
     const wasm = threadCodec().wasm;

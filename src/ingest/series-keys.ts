@@ -2,7 +2,7 @@
  * The worker's half of the series cache: the 128-bit key of each
  * TimeSeries' raw label bytes (assembly/series-keys.ts: its leading Label
  * fields, hashed with the table's two seeds mixed with the tenant), looked
- * up in the shared table (series-table.ts).
+ * up in the shared table (series-table.ts, which keeps 96 of its bits).
  */
 import type { HeadWasm } from '../wasm/head.js';
 import { KEYED, SERIES_KEY } from '../wasm/layout.js';
@@ -69,7 +69,7 @@ export class RequestKeys {
     const w = this.i32;
     const table = this.table;
     for (let i = 0, r = this.base; i < n; i++, r += REC_WORDS) {
-      refs[i] = (w[r + FLAGS]! & KEYED) === 0 ? 0 : probeRef(table, w[r + KEY_A]!, w[r + KEY_A + 1]!, w[r + KEY_A + 2]!, w[r + KEY_A + 3]!);
+      refs[i] = (w[r + FLAGS]! & KEYED) === 0 ? 0 : probeRef(table, w[r + KEY_A]!, w[r + KEY_A + 1]!, w[r + KEY_A + 2]!);
     }
   }
 

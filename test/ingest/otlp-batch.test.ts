@@ -55,7 +55,7 @@ const points = (t: number, n = 3): Point[] => Array.from({ length: n }, (_, i) =
 function learnAll(table: SharedArrayBuffer, parsed: ParsedWrite): number {
   if (parsed.keys === undefined) return 0;
   const k = new Int32Array(parsed.keys);
-  for (let at = 0; at < k.length; at += KEY_RECORD_WORDS) insertRef(new Int32Array(table), k[at + 1]!, k[at + 2]!, k[at + 3]!, k[at + 4]!, 100 + k[at]!);
+  for (let at = 0; at < k.length; at += KEY_RECORD_WORDS) insertRef(new Int32Array(table), k[at + 1]!, k[at + 2]!, k[at + 3]!, 100 + k[at]!);
   return k.length / KEY_RECORD_WORDS;
 }
 

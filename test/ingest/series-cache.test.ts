@@ -10,7 +10,7 @@ import { MatchType } from '../../src/index/types.js';
 import { CodecPool } from '../../src/pool/codec-pool.js';
 import { parseWriteRequest, KEY_RECORD_WORDS } from '../../src/ingest/parse/parse-write.js';
 import { RequestKeys } from '../../src/ingest/series-keys.js';
-import { grownSeriesTable, insertRef, newSeriesTable, probeRef } from '../../src/ingest/series-table.js';
+import { grownSeriesTable, insertRef, newSeriesTable, probeRef, tableBytes } from '../../src/ingest/series-table.js';
 import { SeriesCache } from '../../src/ingest/series-cache.js';
 import { Writer } from '../../src/ingest/writer.js';
 import { wasmHistogramCodecs } from '../../src/chunkenc/histogram/impl.js';
@@ -27,28 +27,33 @@ const tenantKey = (name: string, value: string) => Uint8Array.from([...encoder.e
 describe('series table', () => {
   test('finds what was inserted, misses what was not, keeps the first ref of a key', () => {
     const w = new Int32Array(newSeriesTable(16));
-    assert.equal(probeRef(w, 1, 2, 3, 4), 0);
-    assert.equal(insertRef(w, 1, 2, 3, 4, 7), true);
+    assert.equal(probeRef(w, 1, 2, 3), 0);
+    assert.equal(insertRef(w, 1, 2, 3, 7), true);
     // Same slot start (low word 1 + 16k), other keys: linear probing keeps them apart.
-    assert.equal(insertRef(w, 17, 2, 3, 4, 8), true);
-    assert.equal(insertRef(w, 1, 2, 3, 5, 9), true);
-    assert.equal(insertRef(w, 1, 2, 3, 4, 10), false);
-    assert.equal(probeRef(w, 1, 2, 3, 4), 7);
-    assert.equal(probeRef(w, 17, 2, 3, 4), 8);
-    assert.equal(probeRef(w, 1, 2, 3, 5), 9);
-    assert.equal(probeRef(w, 1, 2, 4, 4), 0);
-    assert.equal(probeRef(w, -1 >>> 0, 0, 0, 0), 0);
+    assert.equal(insertRef(w, 17, 2, 3, 8), true);
+    assert.equal(insertRef(w, 1, 2, 5, 9), true);
+    assert.equal(insertRef(w, 1, 2, 3, 10), false);
+    assert.equal(probeRef(w, 1, 2, 3), 7);
+    assert.equal(probeRef(w, 17, 2, 3), 8);
+    assert.equal(probeRef(w, 1, 2, 5), 9);
+    assert.equal(probeRef(w, 1, 2, 4), 0);
+    assert.equal(probeRef(w, -1 >>> 0, 0, 0), 0);
+  });
+
+  test('takes 16 bytes a slot past its 32-byte header (a million series: 2M slots, 32 MiB)', () => {
+    assert.equal(newSeriesTable(1024).byteLength, 32 + 16 * 1024);
+    assert.equal(tableBytes(1 << 21), 32 + (32 << 20));
   });
 
   test('a grown table keeps the seeds and every key; it cannot shrink', () => {
     const small = newSeriesTable(8);
     const w = new Int32Array(small);
-    for (let i = 1; i <= 6; i++) insertRef(w, i * 8, i, -i, i * 1000, i + 100);
+    for (let i = 1; i <= 6; i++) insertRef(w, i * 8, i, -i, i + 100);
     const big = new Int32Array(grownSeriesTable(small, 32));
     assert.equal(big[0], 32);
     assert.deepEqual([...big.subarray(1, 5)], [...w.subarray(1, 5)]);
-    for (let i = 1; i <= 6; i++) assert.equal(probeRef(big, i * 8, i, -i, i * 1000), i + 100);
-    assert.equal(probeRef(big, 7 * 8, 7, -7, 7000), 0);
+    for (let i = 1; i <= 6; i++) assert.equal(probeRef(big, i * 8, i, -i), i + 100);
+    assert.equal(probeRef(big, 7 * 8, 7, -7), 0);
     assert.throws(() => grownSeriesTable(small, 4), /cannot shrink/);
   });
 
@@ -70,7 +75,7 @@ describe('series table', () => {
     assert.equal(cache.size, 40);
     const w = new Int32Array(cache.begin().table);
     assert.ok(w[0]! >= 64);
-    for (let i = 0; i < 40; i++) assert.equal(probeRef(w, i, 1, 2, 3), i + 1);
+    for (let i = 0; i < 40; i++) assert.equal(probeRef(w, i, 1, 2), i + 1);
     cache.end(before);
     cache.end(grown);
   });
@@ -161,7 +166,7 @@ describe('parsing with the cache', () => {
     assert.equal(keys.length, 2 * KEY_RECORD_WORDS);
     assert.deepEqual([keys[0], keys[KEY_RECORD_WORDS]], [0, 1]);
     // Learn entry 0 as series 41 (ref 42).
-    insertRef(new Int32Array(sab), keys[1]!, keys[2]!, keys[3]!, keys[4]!, 42);
+    insertRef(new Int32Array(sab), keys[1]!, keys[2]!, keys[3]!, 42);
     const second = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);
     assert.equal(second.refEntries, 1);
     assert.equal(new Int32Array(second.keys!).length, KEY_RECORD_WORDS);
@@ -186,8 +191,8 @@ describe('parsing with the cache', () => {
     const keys = new Int32Array(first.keys!);
     // Float entries 0 and 1 ('floats', 'both'); 'hist' is histogram entry 0, listed as ~0.
     assert.deepEqual([keys[0], keys[KEY_RECORD_WORDS], keys[2 * KEY_RECORD_WORDS]], [0, ~0, 1]);
-    insertRef(new Int32Array(sab), keys[KEY_RECORD_WORDS + 1]!, keys[KEY_RECORD_WORDS + 2]!, keys[KEY_RECORD_WORDS + 3]!, keys[KEY_RECORD_WORDS + 4]!, 7);
-    insertRef(new Int32Array(sab), keys[2 * KEY_RECORD_WORDS + 1]!, keys[2 * KEY_RECORD_WORDS + 2]!, keys[2 * KEY_RECORD_WORDS + 3]!, keys[2 * KEY_RECORD_WORDS + 4]!, 9);
+    insertRef(new Int32Array(sab), keys[KEY_RECORD_WORDS + 1]!, keys[KEY_RECORD_WORDS + 2]!, keys[KEY_RECORD_WORDS + 3]!, 7);
+    insertRef(new Int32Array(sab), keys[2 * KEY_RECORD_WORDS + 1]!, keys[2 * KEY_RECORD_WORDS + 2]!, keys[2 * KEY_RECORD_WORDS + 3]!, 9);
     const second = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);
     assert.deepEqual([second.refEntries, second.histogramRefEntries, second.histogramSamples], [1, 2, 3]);
     const plain = decodeHistogramBatch(parse(bytes).histogramBatch!);
@@ -203,7 +208,7 @@ describe('parsing with the cache', () => {
     const good = series(['__name__', 'hist', 'job', 'x'], [], { histograms: [h] });
     const first = parseWriteRequest(thanosRequest([good]), { dialect: 'thanos' }, headWasm(), sab);
     const k = new Int32Array(first.keys!);
-    insertRef(new Int32Array(sab), k[1]!, k[2]!, k[3]!, k[4]!, 3);
+    insertRef(new Int32Array(sab), k[1]!, k[2]!, k[3]!, 3);
     const bad = series(['__name__', 'hist', 'job', 'x'], [], { histograms: [{ ...h, timestamp: 6000n }, { ...h, schema: 99, timestamp: 7000n }] });
     const bytes = thanosRequest([bad]);
     const second = parseWriteRequest(bytes, { dialect: 'thanos' }, headWasm(), sab);

@@ -7,10 +7,10 @@
  * Such a point is keyed by what makes its labels: the tenant, the
  * resource's and scope's labels with the settings that shape them, the
  * metric's name and the point's attribute bytes as sent. They are hashed
- * in the module (keyBytes: xxh64 with two seeds, a 128-bit key), chained
- * from the series table's seeds (series-table.ts) through the tenant and
- * then the context, into the same table as remote write's keys of label
- * bytes. A key is learned only from a series the head took, as remote
+ * in the module (keyBytes: xxh64 with two seeds, a 128-bit key of which
+ * the table keeps 96), chained from the series table's seeds
+ * (series-table.ts) through the tenant and then the context, into the
+ * same table as remote write's keys of label bytes. A key is learned only from a series the head took, as remote
  * write's are.
  */
 import { WireReader } from '../../encoding/wire-reader.js';
@@ -144,7 +144,7 @@ class PointKeys {
     }
     const table = this.table;
     for (let i = 0; i < n; i++) {
-      if (refs[i] !== 0) refs[i] = probeRef(table, keys[4 * i]!, keys[4 * i + 1]!, keys[4 * i + 2]!, keys[4 * i + 3]!);
+      if (refs[i] !== 0) refs[i] = probeRef(table, keys[4 * i]!, keys[4 * i + 1]!, keys[4 * i + 2]!);
     }
   }
 
