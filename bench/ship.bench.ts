@@ -8,7 +8,8 @@
 // figure is bytes uploaded over the wall time of the upload, its CPU time,
 // and its peak RSS during the upload (VmHWM reset just before it).
 //
-// Targets, each with one warm-up run then BENCH_RUNS timed runs (median):
+// Targets, each with one warm-up run then BENCH_RUNS timed runs (median);
+// on S3 the shipper and the reference take turns, run by run:
 // - FILESYSTEM bucket on local disk (a fresh directory a run), against
 //   `cp -r` of the block directories, and `cp -r` then `sync FILE...`
 //   (fsync of every copied file: the bucket fsyncs every object).
@@ -123,16 +124,29 @@ async function uploadOnce(job: UploadJob): Promise<Run> {
   };
 }
 
-/** Runs `once` one time to warm up, then RUNS times; `after` cleans up after every run. */
-async function measure(target: string, how: string, once: (i: number) => Promise<Run>, after: (i: number) => Promise<void>): Promise<void> {
-  const runs: Run[] = [];
+/** One way of uploading, measured: `once` makes run i, `after` cleans up after it. */
+interface Contender {
+  how: string;
+  once: (i: number) => Promise<Run>;
+  after: (i: number) => Promise<void>;
+}
+
+/**
+ * Runs each contender one time to warm up, then RUNS times, taking turns
+ * (run i of every contender, then run i+1), so that a change in the
+ * machine's load falls on all of them alike.
+ */
+async function measure(target: string, ...contenders: Contender[]): Promise<void> {
+  const runs: Run[][] = contenders.map(() => []);
   for (let i = 0; i <= RUNS; i++) {
-    const r = await once(i);
-    await after(i);
-    if (i > 0) runs.push(r);
-    log(`${target}, ${how}, ${i === 0 ? 'warm-up' : `run ${i}`}: ${f(r.bytes / 1e6, 1)} MB in ${f(r.ms)} ms = ${f(r.bytes / 1e6 / (r.ms / 1000), 1)} MB/s`);
+    for (const [k, c] of contenders.entries()) {
+      const r = await c.once(i);
+      await c.after(i);
+      if (i > 0) runs[k]!.push(r);
+      log(`${target}, ${c.how}, ${i === 0 ? 'warm-up' : `run ${i}`}: ${f(r.bytes / 1e6, 1)} MB in ${f(r.ms)} ms = ${f(r.bytes / 1e6 / (r.ms / 1000), 1)} MB/s`);
+    }
   }
-  rows.push({ target, how, runs });
+  for (const [k, c] of contenders.entries()) rows.push({ target, how: c.how, runs: runs[k]! });
 }
 
 /** The FILESYSTEM bucket, a fresh directory a run; then `cp -r` and `cp -r` + `sync FILE...` of the same blocks. */
@@ -141,7 +155,7 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
   const want = blocks.reduce((n, b) => n + readdirSync(join(b, 'chunks')).length + 2, 0);
   const bytes = shippedBytes(blocks);
   try {
-    await measure('FILESYSTEM', 'Strata shipper', async (i) => {
+    await measure('FILESYSTEM', { how: 'Strata shipper', once: async (i) => {
       const bucketDir = join(parent, `ship-${i}`, 'bucket');
       const metaDir = join(parent, `ship-${i}`);
       mkdirSync(metaDir, { recursive: true });
@@ -149,12 +163,12 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
       const objects = filesOf(bucketDir).length;
       if (objects !== want || r.blocks !== blocks.length) throw new Error(`FILESYSTEM bucket holds ${objects} objects of ${r.blocks} blocks; want ${want} of ${blocks.length}`);
       return r;
-    }, async (i) => rmSync(join(parent, `ship-${i}`), { recursive: true, force: true }));
+    }, after: async (i) => rmSync(join(parent, `ship-${i}`), { recursive: true, force: true }) });
 
     // cp -r, timed alone and then with an fsync of every copied file (what the bucket does for each object).
     const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
     const synced: Run[] = [];
-    await measure('FILESYSTEM', 'reference: cp -r', async (i) => {
+    await measure('FILESYSTEM', { how: 'reference: cp -r', once: async (i) => {
       const dest = join(parent, `cp-${i}`);
       mkdirSync(dest);
       const busy0 = machineBusySeconds();
@@ -173,7 +187,7 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
       const r: Run = { ms, bytes, blocks: blocks.length, cpuMs, machineCpuMs, peakRssBytes: maxKb! * 1024 };
       if (i > 0) synced.push({ ...r, ms: ms + syncMs, machineCpuMs: (machineBusySeconds() - busy0) * 1000 });
       return r;
-    }, async (i) => rmSync(join(parent, `cp-${i}`), { recursive: true, force: true }));
+    }, after: async (i) => rmSync(join(parent, `cp-${i}`), { recursive: true, force: true }) });
     rows.push({ target: 'FILESYSTEM', how: 'reference: cp -r, then sync FILE... (fsync each)', runs: synced });
   } finally {
     rmSync(parent, { recursive: true, force: true });
@@ -209,22 +223,29 @@ async function s3(target: string, server: S3Server, blocksDir: string, blocks: s
     `prefix: ${prefix}`,
     '',
   ].join('\n');
-  await measure(target, 'Strata shipper', async (i) => {
-    const metaDir = mkdtempSync(join(tmpdir(), 'strata-bench-ship-meta-'));
-    try {
-      return await uploadOnce({ mode: 'shipper', bucketYaml: yaml(`ship-${i}`), blocksDir, metaDir, storePids });
-    } finally {
-      rmSync(metaDir, { recursive: true, force: true });
-    }
-  }, async (i) => {
-    const n = await deletePrefix(server.client, server.bucket, `ship-${i}/`);
-    if (n !== want) throw new Error(`${target}: ${n} objects under ship-${i}/, want ${want}`);
-  });
-  await measure(target, 'reference: SDK PutObject, file by file', (i) => uploadOnce({
-    mode: 'put', endpoint: server.endpoint, accessKey: server.accessKey, secretKey: server.secretKey, bucket: server.bucket, prefix: `put-${i}/`, blocksDir, storePids,
-  }), async (i) => {
-    const n = await deletePrefix(server.client, server.bucket, `put-${i}/`);
-    if (n !== want) throw new Error(`${target}: ${n} objects under put-${i}/, want ${want}`);
+  await measure(target, {
+    how: 'Strata shipper',
+    once: async (i) => {
+      const metaDir = mkdtempSync(join(tmpdir(), 'strata-bench-ship-meta-'));
+      try {
+        return await uploadOnce({ mode: 'shipper', bucketYaml: yaml(`ship-${i}`), blocksDir, metaDir, storePids });
+      } finally {
+        rmSync(metaDir, { recursive: true, force: true });
+      }
+    },
+    after: async (i) => {
+      const n = await deletePrefix(server.client, server.bucket, `ship-${i}/`);
+      if (n !== want) throw new Error(`${target}: ${n} objects under ship-${i}/, want ${want}`);
+    },
+  }, {
+    how: 'reference: SDK PutObject, file by file',
+    once: (i) => uploadOnce({
+      mode: 'put', endpoint: server.endpoint, accessKey: server.accessKey, secretKey: server.secretKey, bucket: server.bucket, prefix: `put-${i}/`, blocksDir, storePids,
+    }),
+    after: async (i) => {
+      const n = await deletePrefix(server.client, server.bucket, `put-${i}/`);
+      if (n !== want) throw new Error(`${target}: ${n} objects under put-${i}/, want ${want}`);
+    },
   });
 }
 
