@@ -8,6 +8,9 @@
 // figure is bytes uploaded over the wall time of the upload, its CPU time,
 // and its peak RSS during the upload (VmHWM reset just before it).
 //
+// On S3 it also shows how long each upload had no request in flight, one,
+// or more (bench/ship/wire.ts): time the uploader spent on itself.
+//
 // Targets, each with one warm-up run then BENCH_RUNS timed runs (median);
 // on S3 the shipper and the reference take turns, run by run:
 // - FILESYSTEM bucket on local disk (a fresh directory a run), against
@@ -80,6 +83,8 @@ interface Run {
   serverCpuMs?: number;
   peakRssBytes?: number;
   rssBeforeBytes?: number;
+  /** Time with no request in flight, with one, with more (S3 only). */
+  wire?: { idleMs: number; oneMs: number; moreMs: number };
 }
 
 interface Row {
@@ -120,7 +125,7 @@ async function uploadOnce(job: UploadJob): Promise<Run> {
   if (!r.peakReset) notes.push('VmHWM could not be reset: peak RSS includes the upload process\' start-up');
   return {
     ms: r.ms, bytes: r.bytes, blocks: r.blocks, cpuMs: r.cpuMs, machineCpuMs: r.machineCpuMs, serverCpuMs: r.storeCpuMs,
-    peakRssBytes: r.peakRssBytes, rssBeforeBytes: r.rssBeforeBytes,
+    peakRssBytes: r.peakRssBytes, rssBeforeBytes: r.rssBeforeBytes, wire: r.wire,
   };
 }
 
@@ -265,15 +270,18 @@ function radosgwPids(): number[] {
 
 function table(): string[] {
   const out = [
-    '| target | what | MB/s, median | MB/s of each run | wall s, median | uploader CPU s | store CPU s | machine CPU s | peak RSS (RSS before) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| target | what | MB/s, median | MB/s of each run | wall s, median | uploader CPU s | store CPU s | machine CPU s | peak RSS (RSS before) | wire s: 0 / 1 / 2+ requests in flight |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const rate = r.runs.map((x) => x.bytes / 1e6 / (x.ms / 1000));
     const m = (g: (x: Run) => number | undefined): number => median(r.runs.map((x) => g(x) ?? NaN));
     const peak = m((x) => x.peakRssBytes);
     const before = m((x) => x.rssBeforeBytes);
-    out.push(`| ${r.target} | ${r.how} | ${f(median(rate), 1)} | ${rate.map((x) => f(x, 1)).join(', ')} | ${f(m((x) => x.ms) / 1000, 2)} | ${f(m((x) => x.cpuMs) / 1000, 2)} | ${Number.isFinite(m((x) => x.serverCpuMs)) ? f(m((x) => x.serverCpuMs) / 1000, 2) : '-'} | ${f(m((x) => x.machineCpuMs) / 1000, 2)} | ${Number.isFinite(peak) ? mib(peak) : 'n/a'}${Number.isFinite(before) ? ` (${mib(before)})` : ''} |`);
+    const wire = Number.isFinite(m((x) => x.wire?.idleMs)) && m((x) => x.wire?.oneMs) > 0
+      ? [m((x) => x.wire?.idleMs), m((x) => x.wire?.oneMs), m((x) => x.wire?.moreMs)].map((v) => f(v / 1000, 2)).join(' / ')
+      : '-';
+    out.push(`| ${r.target} | ${r.how} | ${f(median(rate), 1)} | ${rate.map((x) => f(x, 1)).join(', ')} | ${f(m((x) => x.ms) / 1000, 2)} | ${f(m((x) => x.cpuMs) / 1000, 2)} | ${Number.isFinite(m((x) => x.serverCpuMs)) ? f(m((x) => x.serverCpuMs) / 1000, 2) : '-'} | ${f(m((x) => x.machineCpuMs) / 1000, 2)} | ${Number.isFinite(peak) ? mib(peak) : 'n/a'}${Number.isFinite(before) ? ` (${mib(before)})` : ''} | ${wire} |`);
   }
   return out;
 }
