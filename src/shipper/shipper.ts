@@ -163,6 +163,12 @@ export class Shipper {
     let ok = true;
     let pending = 0;
     let previous: { ulid: string; started: number; done: Promise<number> } | undefined;
+    const failed = (ulid: string, err: unknown): void => {
+      ok = false;
+      pending++;
+      this.counters.uploadFailures++;
+      log.error({ block: ulid, err: (err as Error).message, bucket: bucket.name }, 'block upload failed; it stays local and is retried');
+    };
     /** Waits for the block in flight and counts how it went. */
     const settle = async (): Promise<void> => {
       const b = previous;
@@ -176,12 +182,10 @@ export class Shipper {
         this.counters.uploadedBytes += bytes;
         log.info({ block: b.ulid, bytes, ms: Date.now() - b.started, bucket: bucket.name }, 'block shipped');
       } catch (err) {
+        if (!isHeldBack(err)) return failed(b.ulid, err);
+        // Held back behind a failed block: pending, not a failure of its own.
         ok = false;
         pending++;
-        // A block held back behind a failed one is pending, not a failure of its own.
-        if (isHeldBack(err)) return;
-        this.counters.uploadFailures++;
-        log.error({ block: b.ulid, err: (err as Error).message, bucket: bucket.name }, 'block upload failed; it stays local and is retried');
       }
     };
     for (const { dir, meta } of metas) {
@@ -200,10 +204,7 @@ export class Shipper {
         there = await bucket.exists(`${meta.ulid}/meta.json`);
       } catch (err) {
         await settle();
-        ok = false;
-        pending++;
-        this.counters.uploadFailures++;
-        log.error({ block: meta.ulid, err: (err as Error).message, bucket: bucket.name }, 'block upload failed; it stays local and is retried');
+        failed(meta.ulid, err);
         continue;
       }
       if (there) {
