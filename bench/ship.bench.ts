@@ -8,7 +8,11 @@
 // figure is bytes uploaded over the wall time of the upload, its CPU time,
 // and its peak RSS during the upload (VmHWM reset just before it).
 //
-// Targets, each with one warm-up run then BENCH_RUNS timed runs (median):
+// On S3 it also shows how long each upload had no request in flight, one,
+// or more (bench/ship/wire.ts): time the uploader spent on itself.
+//
+// Targets, each with one warm-up run then BENCH_RUNS timed runs (median);
+// on S3 the shipper and the reference take turns, run by run:
 // - FILESYSTEM bucket on local disk (a fresh directory a run), against
 //   `cp -r` of the block directories, and `cp -r` then `sync FILE...`
 //   (fsync of every copied file: the bucket fsyncs every object).
@@ -79,6 +83,8 @@ interface Run {
   serverCpuMs?: number;
   peakRssBytes?: number;
   rssBeforeBytes?: number;
+  /** Time with no request in flight, with one, with more (S3 only). */
+  wire?: { idleMs: number; oneMs: number; moreMs: number };
 }
 
 interface Row {
@@ -119,20 +125,33 @@ async function uploadOnce(job: UploadJob): Promise<Run> {
   if (!r.peakReset) notes.push('VmHWM could not be reset: peak RSS includes the upload process\' start-up');
   return {
     ms: r.ms, bytes: r.bytes, blocks: r.blocks, cpuMs: r.cpuMs, machineCpuMs: r.machineCpuMs, serverCpuMs: r.storeCpuMs,
-    peakRssBytes: r.peakRssBytes, rssBeforeBytes: r.rssBeforeBytes,
+    peakRssBytes: r.peakRssBytes, rssBeforeBytes: r.rssBeforeBytes, wire: r.wire,
   };
 }
 
-/** Runs `once` one time to warm up, then RUNS times; `after` cleans up after every run. */
-async function measure(target: string, how: string, once: (i: number) => Promise<Run>, after: (i: number) => Promise<void>): Promise<void> {
-  const runs: Run[] = [];
+/** One way of uploading, measured: `once` makes run i, `after` cleans up after it. */
+interface Contender {
+  how: string;
+  once: (i: number) => Promise<Run>;
+  after: (i: number) => Promise<void>;
+}
+
+/**
+ * Runs each contender one time to warm up, then RUNS times, taking turns
+ * (run i of every contender, then run i+1), so that a change in the
+ * machine's load falls on all of them alike.
+ */
+async function measure(target: string, ...contenders: Contender[]): Promise<void> {
+  const runs: Run[][] = contenders.map(() => []);
   for (let i = 0; i <= RUNS; i++) {
-    const r = await once(i);
-    await after(i);
-    if (i > 0) runs.push(r);
-    log(`${target}, ${how}, ${i === 0 ? 'warm-up' : `run ${i}`}: ${f(r.bytes / 1e6, 1)} MB in ${f(r.ms)} ms = ${f(r.bytes / 1e6 / (r.ms / 1000), 1)} MB/s`);
+    for (const [k, c] of contenders.entries()) {
+      const r = await c.once(i);
+      await c.after(i);
+      if (i > 0) runs[k]!.push(r);
+      log(`${target}, ${c.how}, ${i === 0 ? 'warm-up' : `run ${i}`}: ${f(r.bytes / 1e6, 1)} MB in ${f(r.ms)} ms = ${f(r.bytes / 1e6 / (r.ms / 1000), 1)} MB/s`);
+    }
   }
-  rows.push({ target, how, runs });
+  for (const [k, c] of contenders.entries()) rows.push({ target, how: c.how, runs: runs[k]! });
 }
 
 /** The FILESYSTEM bucket, a fresh directory a run; then `cp -r` and `cp -r` + `sync FILE...` of the same blocks. */
@@ -141,7 +160,7 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
   const want = blocks.reduce((n, b) => n + readdirSync(join(b, 'chunks')).length + 2, 0);
   const bytes = shippedBytes(blocks);
   try {
-    await measure('FILESYSTEM', 'Strata shipper', async (i) => {
+    await measure('FILESYSTEM', { how: 'Strata shipper', once: async (i) => {
       const bucketDir = join(parent, `ship-${i}`, 'bucket');
       const metaDir = join(parent, `ship-${i}`);
       mkdirSync(metaDir, { recursive: true });
@@ -149,12 +168,12 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
       const objects = filesOf(bucketDir).length;
       if (objects !== want || r.blocks !== blocks.length) throw new Error(`FILESYSTEM bucket holds ${objects} objects of ${r.blocks} blocks; want ${want} of ${blocks.length}`);
       return r;
-    }, async (i) => rmSync(join(parent, `ship-${i}`), { recursive: true, force: true }));
+    }, after: async (i) => rmSync(join(parent, `ship-${i}`), { recursive: true, force: true }) });
 
     // cp -r, timed alone and then with an fsync of every copied file (what the bucket does for each object).
     const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
     const synced: Run[] = [];
-    await measure('FILESYSTEM', 'reference: cp -r', async (i) => {
+    await measure('FILESYSTEM', { how: 'reference: cp -r', once: async (i) => {
       const dest = join(parent, `cp-${i}`);
       mkdirSync(dest);
       const busy0 = machineBusySeconds();
@@ -173,7 +192,7 @@ async function filesystem(blocksDir: string, blocks: string[]): Promise<void> {
       const r: Run = { ms, bytes, blocks: blocks.length, cpuMs, machineCpuMs, peakRssBytes: maxKb! * 1024 };
       if (i > 0) synced.push({ ...r, ms: ms + syncMs, machineCpuMs: (machineBusySeconds() - busy0) * 1000 });
       return r;
-    }, async (i) => rmSync(join(parent, `cp-${i}`), { recursive: true, force: true }));
+    }, after: async (i) => rmSync(join(parent, `cp-${i}`), { recursive: true, force: true }) });
     rows.push({ target: 'FILESYSTEM', how: 'reference: cp -r, then sync FILE... (fsync each)', runs: synced });
   } finally {
     rmSync(parent, { recursive: true, force: true });
@@ -209,22 +228,29 @@ async function s3(target: string, server: S3Server, blocksDir: string, blocks: s
     `prefix: ${prefix}`,
     '',
   ].join('\n');
-  await measure(target, 'Strata shipper', async (i) => {
-    const metaDir = mkdtempSync(join(tmpdir(), 'strata-bench-ship-meta-'));
-    try {
-      return await uploadOnce({ mode: 'shipper', bucketYaml: yaml(`ship-${i}`), blocksDir, metaDir, storePids });
-    } finally {
-      rmSync(metaDir, { recursive: true, force: true });
-    }
-  }, async (i) => {
-    const n = await deletePrefix(server.client, server.bucket, `ship-${i}/`);
-    if (n !== want) throw new Error(`${target}: ${n} objects under ship-${i}/, want ${want}`);
-  });
-  await measure(target, 'reference: SDK PutObject, file by file', (i) => uploadOnce({
-    mode: 'put', endpoint: server.endpoint, accessKey: server.accessKey, secretKey: server.secretKey, bucket: server.bucket, prefix: `put-${i}/`, blocksDir, storePids,
-  }), async (i) => {
-    const n = await deletePrefix(server.client, server.bucket, `put-${i}/`);
-    if (n !== want) throw new Error(`${target}: ${n} objects under put-${i}/, want ${want}`);
+  await measure(target, {
+    how: 'Strata shipper',
+    once: async (i) => {
+      const metaDir = mkdtempSync(join(tmpdir(), 'strata-bench-ship-meta-'));
+      try {
+        return await uploadOnce({ mode: 'shipper', bucketYaml: yaml(`ship-${i}`), blocksDir, metaDir, storePids });
+      } finally {
+        rmSync(metaDir, { recursive: true, force: true });
+      }
+    },
+    after: async (i) => {
+      const n = await deletePrefix(server.client, server.bucket, `ship-${i}/`);
+      if (n !== want) throw new Error(`${target}: ${n} objects under ship-${i}/, want ${want}`);
+    },
+  }, {
+    how: 'reference: SDK PutObject, file by file',
+    once: (i) => uploadOnce({
+      mode: 'put', endpoint: server.endpoint, accessKey: server.accessKey, secretKey: server.secretKey, bucket: server.bucket, prefix: `put-${i}/`, blocksDir, storePids,
+    }),
+    after: async (i) => {
+      const n = await deletePrefix(server.client, server.bucket, `put-${i}/`);
+      if (n !== want) throw new Error(`${target}: ${n} objects under put-${i}/, want ${want}`);
+    },
   });
 }
 
@@ -244,15 +270,18 @@ function radosgwPids(): number[] {
 
 function table(): string[] {
   const out = [
-    '| target | what | MB/s, median | MB/s of each run | wall s, median | uploader CPU s | store CPU s | machine CPU s | peak RSS (RSS before) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| target | what | MB/s, median | MB/s of each run | wall s, median | uploader CPU s | store CPU s | machine CPU s | peak RSS (RSS before) | wire s: 0 / 1 / 2+ requests in flight |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const rate = r.runs.map((x) => x.bytes / 1e6 / (x.ms / 1000));
     const m = (g: (x: Run) => number | undefined): number => median(r.runs.map((x) => g(x) ?? NaN));
     const peak = m((x) => x.peakRssBytes);
     const before = m((x) => x.rssBeforeBytes);
-    out.push(`| ${r.target} | ${r.how} | ${f(median(rate), 1)} | ${rate.map((x) => f(x, 1)).join(', ')} | ${f(m((x) => x.ms) / 1000, 2)} | ${f(m((x) => x.cpuMs) / 1000, 2)} | ${Number.isFinite(m((x) => x.serverCpuMs)) ? f(m((x) => x.serverCpuMs) / 1000, 2) : '-'} | ${f(m((x) => x.machineCpuMs) / 1000, 2)} | ${Number.isFinite(peak) ? mib(peak) : 'n/a'}${Number.isFinite(before) ? ` (${mib(before)})` : ''} |`);
+    const wire = Number.isFinite(m((x) => x.wire?.idleMs)) && m((x) => x.wire?.oneMs) > 0
+      ? [m((x) => x.wire?.idleMs), m((x) => x.wire?.oneMs), m((x) => x.wire?.moreMs)].map((v) => f(v / 1000, 2)).join(' / ')
+      : '-';
+    out.push(`| ${r.target} | ${r.how} | ${f(median(rate), 1)} | ${rate.map((x) => f(x, 1)).join(', ')} | ${f(m((x) => x.ms) / 1000, 2)} | ${f(m((x) => x.cpuMs) / 1000, 2)} | ${Number.isFinite(m((x) => x.serverCpuMs)) ? f(m((x) => x.serverCpuMs) / 1000, 2) : '-'} | ${f(m((x) => x.machineCpuMs) / 1000, 2)} | ${Number.isFinite(peak) ? mib(peak) : 'n/a'}${Number.isFinite(before) ? ` (${mib(before)})` : ''} | ${wire} |`);
   }
   return out;
 }

@@ -21,6 +21,7 @@ import { listBlockDirs } from '../../src/blocks/block-reader.js';
 import { openBucket, parseBucketConfig } from '../../src/objstore/index.js';
 import { Shipper } from '../../src/shipper/shipper.js';
 import { cpuSeconds, machineBusySeconds } from '../compare/proc.js';
+import { watchWire, type WireTime } from './wire.js';
 
 /** The store's processes (their CPU during the upload is reported). */
 interface Common { storePids?: number[] }
@@ -43,6 +44,8 @@ export interface UploadResult {
   peakRssBytes: number;
   /** Whether the peak could be reset before the upload (else it counts start-up too). */
   peakReset: boolean;
+  /** How long the upload had no request, one, or more in flight (HTTP stores only). */
+  wire: WireTime;
 }
 
 const status = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) * 1024;
@@ -115,22 +118,26 @@ async function main(): Promise<void> {
   const storeCpu = (): number => pids.reduce((sum, p) => sum + cpuSeconds(p), 0);
   let rssBeforeBytes = 0;
   let peakReset = false;
+  let wire: WireTime = { idleMs: 0, oneMs: 0, moreMs: 0 };
   const timed = async (f: () => Promise<void>): Promise<void> => {
+    const watch = watchWire();
     rssBeforeBytes = status('VmRSS');
     peakReset = resetPeak();
     const cpu = process.cpuUsage();
     const busy0 = machineBusySeconds();
     const store0 = storeCpu();
     const t0 = performance.now();
+    watch.start();
     await f();
     ms = performance.now() - t0;
+    wire = watch.stop();
     const used = process.cpuUsage(cpu);
     cpuMs = (used.user + used.system) / 1000;
     machineCpuMs = (machineBusySeconds() - busy0) * 1000;
     if (pids.length > 0) storeCpuMs = (storeCpu() - store0) * 1000;
   };
   const got = job.mode === 'shipper' ? await shipperUpload(job, timed) : await putUpload(job, timed);
-  const result: UploadResult = { ms, ...got, cpuMs, machineCpuMs, storeCpuMs, rssBeforeBytes, peakRssBytes: status('VmHWM'), peakReset };
+  const result: UploadResult = { ms, ...got, cpuMs, machineCpuMs, storeCpuMs, rssBeforeBytes, peakRssBytes: status('VmHWM'), peakReset, wire };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

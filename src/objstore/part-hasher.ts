@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads';
 
-/** One part to hash: a view of a SharedArrayBuffer, and which sums. */
+/**
+ * One part to hash: a view of a SharedArrayBuffer, and which sums. With
+ * `fd`, the thread first fills the view from that file at `position`.
+ */
 export interface HashJob {
   id: number;
   buffer: SharedArrayBuffer;
@@ -8,83 +11,119 @@ export interface HashJob {
   length: number;
   md5: boolean;
   sha256: boolean;
+  fd?: number;
+  position?: number;
 }
 
 /** The sums of one part: Content-MD5 (base64) and SigV4's payload hash (hex), those asked for. */
 export interface HashSums {
-  id: number;
   md5?: string;
   sha256?: string;
 }
 
+/** What the thread answers: the sums, or why it could not. */
+interface HashReply extends HashSums {
+  id: number;
+  error?: string;
+}
+
 /**
- * The thread's whole program: hashes the view of shared memory each job
- * names (never copied) and answers the sums. A script of its own rather
- * than a module file, so that it runs the same from src/ under a loader
- * (tests, tsx) as from dist/.
+ * The bytes read and hashed at a time: small enough to be hashed by both
+ * sums while still in the core's cache after the read (one pass over the
+ * part from memory rather than three: read, MD5, SHA-256).
+ */
+export const READ_PIECE = 256 * 1024;
+
+/**
+ * The thread's whole program: fills the job's view of shared memory from
+ * the file when it names one (piece by piece, each hashed right after it
+ * is read), or hashes the view as it is (never copied), and answers the
+ * sums. A script of its own rather than a module file, so that it runs the
+ * same from src/ under a loader (tests, tsx) as from dist/.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
+const { readSync } = require('node:fs');
+const PIECE = ${READ_PIECE};
 parentPort.on('message', (job) => {
   const bytes = new Uint8Array(job.buffer, job.offset, job.length);
+  const md5 = job.md5 ? createHash('md5') : undefined;
+  const sha = job.sha256 ? createHash('sha256') : undefined;
+  try {
+    if (job.fd === undefined) {
+      md5?.update(bytes);
+      sha?.update(bytes);
+    } else {
+      for (let at = 0; at < job.length; ) {
+        const n = readSync(job.fd, bytes, at, Math.min(PIECE, job.length - at), job.position + at);
+        if (n === 0) throw new Error('file shrank while uploading: ' + (job.position + at) + ' bytes read');
+        const piece = bytes.subarray(at, at + n);
+        md5?.update(piece);
+        sha?.update(piece);
+        at += n;
+      }
+    }
+  } catch (err) {
+    parentPort.postMessage({ id: job.id, error: String(err && err.message || err) });
+    return;
+  }
   const sums = { id: job.id };
-  if (job.md5) sums.md5 = createHash('md5').update(bytes).digest('base64');
-  if (job.sha256) sums.sha256 = createHash('sha256').update(bytes).digest('hex');
+  if (md5) sums.md5 = md5.digest('base64');
+  if (sha) sums.sha256 = sha.digest('hex');
   parentPort.postMessage(sums);
 });
 `;
 
-/** How long the thread and the part buffers outlive the last part hashed: one upload follows another within it when the shipper ships. */
+/** How long the thread outlives the last part hashed: one upload follows another within it when the shipper ships. */
 export const HASHER_IDLE_MS = 5_000;
 
 /**
  * Hashes upload parts on a thread of its own, so that the main thread
  * sends one part while the next is hashed (MD5 at about 2 ns a byte, as
- * much as the rest of an upload's CPU), and lends the two part buffers it
- * hashes (SharedArrayBuffers, read by the thread in place). The buffers
- * are reused from one upload to the next; the thread and the buffers go
- * after HASHER_IDLE_MS without work (the thread's views would otherwise
- * keep old buffers alive until its rare garbage collection). Neither
- * keeps the process alive while nothing is asked.
+ * much as the rest of an upload's CPU). Parts live in SharedArrayBuffers
+ * (PartBuffers), read by the thread in place; a part of a file can be
+ * read by the thread too, hashed as it comes (readAndHash). The thread
+ * goes after HASHER_IDLE_MS without work and never keeps the process
+ * alive while nothing is asked.
  */
 export class PartHasher {
   private worker: Worker | undefined;
   private readonly waiting = new Map<number, { resolve: (s: HashSums) => void; reject: (e: Error) => void }>();
   private nextId = 0;
-  private spare: Buffer[] | undefined;
-  private lent = false;
   private idle: NodeJS.Timeout | undefined;
 
   constructor(private readonly want: { md5: boolean; sha256: boolean }) {}
 
-  /** Two part buffers of `partSize` bytes: the spare pair when free and of that size, else a pair of their own. */
-  take(partSize: number): Buffer[] {
-    this.stopIdle();
-    if (!this.lent && this.spare !== undefined && this.spare[0]!.length === partSize) {
-      this.lent = true;
-      return this.spare;
-    }
-    const pair = [sharedPart(partSize), sharedPart(partSize)];
-    if (!this.lent) {
-      this.spare = pair;
-      this.lent = true;
-    }
-    return pair;
-  }
-
-  /** Gives back what take() lent. */
-  give(buffers: Buffer[]): void {
-    if (buffers === this.spare) this.lent = false;
-    this.idleSoon();
-  }
-
+  /** The sums of `part`, a view of a SharedArrayBuffer left untouched until they come. */
   hash(part: Uint8Array): Promise<HashSums> {
+    return this.ask(part, undefined, 0);
+  }
+
+  /**
+   * Fills `into` (a view of a SharedArrayBuffer) with its length of bytes
+   * of the open file `fd` from `position`, and answers their sums. `fd`
+   * must stay open until the answer comes.
+   */
+  readAndHash(fd: number, position: number, into: Uint8Array): Promise<HashSums> {
+    return this.ask(into, fd, position);
+  }
+
+  /** Stops the thread; parts still asked for fail. */
+  async close(): Promise<void> {
+    this.stopIdle();
+    const w = this.worker;
+    this.worker = undefined;
+    if (w !== undefined) await w.terminate();
+    this.failAll(new Error('part hasher closed'));
+  }
+
+  private ask(part: Uint8Array, fd: number | undefined, position: number): Promise<HashSums> {
     if (!(part.buffer instanceof SharedArrayBuffer)) throw new TypeError('PartHasher hashes parts in a SharedArrayBuffer');
     this.stopIdle();
     const w = this.start();
     const id = this.nextId++;
-    const job: HashJob = { id, buffer: part.buffer, offset: part.byteOffset, length: part.byteLength, ...this.want };
+    const job: HashJob = { id, buffer: part.buffer, offset: part.byteOffset, length: part.byteLength, ...this.want, ...(fd !== undefined ? { fd, position } : {}) };
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       if (this.waiting.size === 1) w.ref();
@@ -92,25 +131,11 @@ export class PartHasher {
     });
   }
 
-  /** Stops the thread and drops the buffers; parts still asked for fail. */
-  async close(): Promise<void> {
-    this.stopIdle();
-    await this.stop();
-  }
-
-  private async stop(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    if (!this.lent) this.spare = undefined;
-    if (w !== undefined) await w.terminate();
-    this.failAll(new Error('part hasher closed'));
-  }
-
   private idleSoon(): void {
     this.stopIdle();
     this.idle = setTimeout(() => {
       this.idle = undefined;
-      if (this.waiting.size === 0 && !this.lent) void this.stop();
+      if (this.waiting.size === 0) void this.close();
     }, HASHER_IDLE_MS);
     this.idle.unref();
   }
@@ -124,11 +149,15 @@ export class PartHasher {
     if (this.worker !== undefined) return this.worker;
     const w = new Worker(WORKER_SOURCE, { eval: true });
     w.unref();
-    w.on('message', (sums: HashSums) => {
-      const p = this.waiting.get(sums.id);
-      this.waiting.delete(sums.id);
-      if (this.waiting.size === 0) w.unref();
-      p?.resolve(sums);
+    w.on('message', (reply: HashReply) => {
+      const p = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) {
+        w.unref();
+        this.idleSoon();
+      }
+      if (reply.error !== undefined) p?.reject(new Error(reply.error));
+      else p?.resolve({ ...(reply.md5 !== undefined ? { md5: reply.md5 } : {}), ...(reply.sha256 !== undefined ? { sha256: reply.sha256 } : {}) });
     });
     w.on('error', (err) => {
       if (this.worker === w) this.worker = undefined;
@@ -147,9 +176,4 @@ export class PartHasher {
     this.waiting.clear();
     for (const p of all) p.reject(err);
   }
-}
-
-/** A part buffer the hasher's thread can read: a Buffer over a SharedArrayBuffer. */
-function sharedPart(size: number): Buffer {
-  return Buffer.from(new SharedArrayBuffer(size));
 }

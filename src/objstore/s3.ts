@@ -18,6 +18,7 @@ import { dirPrefix, sortNames } from './names.js';
 import { makeAgent, makeClient, makeHandler, readTlsFiles } from './s3-client.js';
 import { endpointHost, regionFromHost } from './s3-endpoint.js';
 import { attemptsFor, backoffMs, isRetryable } from './s3-retry.js';
+import { PartBuffers } from './part-buffers.js';
 import { PartHasher } from './part-hasher.js';
 import { bufferSource, fileSource, multipartUpload, type PartSource } from './s3-multipart.js';
 import { splitUserMetadata, uploadPlan } from './s3-upload.js';
@@ -90,6 +91,8 @@ export class S3Bucket implements Bucket {
   private clients: Promise<Clients> | undefined;
   /** Hashes file parts off the main thread: Content-MD5 when send_content_md5, the payload's SHA-256 over plain HTTP (over TLS the payload goes unsigned). */
   private readonly hasher: PartHasher | undefined;
+  /** The part buffers of multipart uploads from files, kept from one upload to the next. */
+  private readonly partBuffers = new PartBuffers();
 
   constructor(private readonly cfg: S3Config, private readonly agent: http.Agent, private readonly sse: SseParams, private readonly log?: ObjstoreLogger) {
     this.name = `S3 ${cfg.bucket}@${cfg.endpoint}`;
@@ -158,7 +161,8 @@ export class S3Bucket implements Bucket {
    * A file of at most one part (see uploadPlan) is read whole and sent in
    * one PUT (retried by the client); past that, a multipart upload reads
    * each part straight into one of two part buffers (s3-multipart.ts: at
-   * most two parts in memory). With disable_multipart, one PUT streamed
+   * most two parts in memory an upload), by the hasher's thread as it
+   * hashes them when there is one. With disable_multipart, one PUT streamed
    * from the file (Content-MD5 from a first pass over it when
    * send_content_md5), retried by reopening the file.
    */
@@ -195,6 +199,7 @@ export class S3Bucket implements Bucket {
       part: this.sse.read,
       partSize,
       hashing: this.hasher,
+      buffers: this.partBuffers,
     });
   }
 
@@ -309,6 +314,7 @@ export class S3Bucket implements Bucket {
     this.handler.destroy();
     this.agent.destroy();
     await this.hasher?.close();
+    this.partBuffers.clear();
   }
 
   /** ObjectNotFoundError for a missing key; otherwise the SDK's error wrapped with the bucket, the operation and the object. */

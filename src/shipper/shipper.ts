@@ -4,7 +4,8 @@ import { readMetaFile } from '../blocks/meta.js';
 import type { BlockMeta } from '../blocks/types.js';
 import type { Bucket } from '../objstore/bucket.js';
 import { SHIPPER_FILENAME, readShipperFile, writeShipperFile } from './shipper-file.js';
-import { uploadBlock, type ShipLabels } from './upload.js';
+import { FileLanes } from './upload-files.js';
+import { isHeldBack, uploadBlock, type ShipLabels } from './upload.js';
 
 export interface ShipperLog {
   info(o: object, msg: string): void;
@@ -137,8 +138,12 @@ export class Shipper {
   /**
    * One pass, as Thanos' Shipper.Sync: every block not recorded as shipped,
    * oldest first, is looked up in the bucket and uploaded when missing; the
-   * first upload that fails ends the pass (blocks go in order). Returns
-   * false when an upload failed.
+   * first upload that fails ends the pass (blocks go in order). A block's
+   * data goes up while the block before finishes (its last part,
+   * CompleteMultipartUpload, its meta.json), over lanes shared by the pass
+   * (at most two files in flight), but its meta.json only after that
+   * block's: at most two blocks in flight. Returns false when an upload
+   * failed.
    */
   private async sync(): Promise<boolean> {
     const { bucket, log } = this.opts;
@@ -154,8 +159,35 @@ export class Shipper {
     }
     metas.sort((a, b) => a.meta.minTime - b.meta.minTime || (a.meta.ulid < b.meta.ulid ? -1 : 1));
     const shipped = new Set<string>();
+    const lanes = new FileLanes(bucket);
     let ok = true;
     let pending = 0;
+    let previous: { ulid: string; started: number; done: Promise<number> } | undefined;
+    const failed = (ulid: string, err: unknown): void => {
+      ok = false;
+      pending++;
+      this.counters.uploadFailures++;
+      log.error({ block: ulid, err: (err as Error).message, bucket: bucket.name }, 'block upload failed; it stays local and is retried');
+    };
+    /** Waits for the block in flight and counts how it went. */
+    const settle = async (): Promise<void> => {
+      const b = previous;
+      if (b === undefined) return;
+      previous = undefined;
+      try {
+        const bytes = await b.done;
+        shipped.add(b.ulid);
+        this.shipped.add(b.ulid);
+        this.counters.uploads++;
+        this.counters.uploadedBytes += bytes;
+        log.info({ block: b.ulid, bytes, ms: Date.now() - b.started, bucket: bucket.name }, 'block shipped');
+      } catch (err) {
+        if (!isHeldBack(err)) return failed(b.ulid, err);
+        // Held back behind a failed block: pending, not a failure of its own.
+        ok = false;
+        pending++;
+      }
+    };
     for (const { dir, meta } of metas) {
       if (this.shipped.has(meta.ulid)) {
         shipped.add(meta.ulid);
@@ -167,26 +199,31 @@ export class Shipper {
         pending++;
         continue;
       }
+      let there: boolean;
       try {
-        if (await bucket.exists(`${meta.ulid}/meta.json`)) {
-          shipped.add(meta.ulid);
-          this.shipped.add(meta.ulid);
-          continue;
-        }
-        const started = Date.now();
-        const bytes = await uploadBlock(bucket, dir, meta, this.opts.ship(), { beforeMeta: this.opts.beforeMeta });
+        there = await bucket.exists(`${meta.ulid}/meta.json`);
+      } catch (err) {
+        await settle();
+        failed(meta.ulid, err);
+        continue;
+      }
+      if (there) {
         shipped.add(meta.ulid);
         this.shipped.add(meta.ulid);
-        this.counters.uploads++;
-        this.counters.uploadedBytes += bytes;
-        log.info({ block: meta.ulid, bytes, ms: Date.now() - started, bucket: bucket.name }, 'block shipped');
-      } catch (err) {
-        ok = false;
-        pending++;
-        this.counters.uploadFailures++;
-        log.error({ block: meta.ulid, err: (err as Error).message, bucket: bucket.name }, 'block upload failed; it stays local and is retried');
+        continue;
       }
+      const before = previous;
+      const current = {
+        ulid: meta.ulid,
+        started: Date.now(),
+        done: uploadBlock(bucket, dir, meta, this.opts.ship(), { beforeMeta: this.opts.beforeMeta, lanes, ...(before !== undefined ? { after: before.done } : {}) }),
+      };
+      current.done.catch(() => {});
+      // The block before settles while this one's data goes up.
+      await settle();
+      previous = current;
     }
+    await settle();
     this.pendingBlocks = pending;
     // Only blocks that still exist locally stay in the record, as in Thanos.
     this.shipped = shipped;

@@ -66,8 +66,9 @@ test('serve ships its blocks; kill -9 at random moments leaves each block in the
   const died = await Promise.race([exited(crashing.child), sleep(20_000).then(() => ({ code: null, signal: 'timeout' }))]);
   assert.equal(died.signal, 'SIGKILL', `the process stopped itself mid-upload:\n${crashing.stderr().slice(-3000)}`);
   const half = ulids(bucket).filter((u) => !existsSync(join(bucket, u, 'meta.json')));
-  assert.equal(half.length, 1, 'one block in the bucket without its meta.json');
-  assert.ok(existsSync(join(bucket, half[0]!, 'index')), 'its data went first');
+  // Two when the next block's data had started (a pass overlaps one block's end with the next one's data).
+  assert.ok(half.length === 1 || half.length === 2, `one block in the bucket without its meta.json, or two: ${half.join(', ')}`);
+  assert.ok(half.some((u) => existsSync(join(bucket, u, 'index'))), 'the data of the block killed before its meta.json went first');
   let hour = 5;
   for (let round = 0; round < 4; round++) {
     const s: Served = await serveStrata(data, args);
