@@ -6,6 +6,7 @@ import { UsageError } from '../config/usage-error.js';
 import { parseDuration } from '../config/duration-flag.js';
 import { parseBytes } from '../config/bytes.js';
 import { parseHostPort, type HostPort } from '../config/host-port.js';
+import { BLOCK_FILES_IN_FLIGHT } from '../shipper/upload-files.js';
 import { parseBucketConfig, type BucketConfig } from '../objstore/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../http/prometheus/limits.js';
 import { DEFAULT_MAX_EXEMPLARS } from '../db/options.js';
@@ -39,6 +40,8 @@ export interface ServeConfig {
   compaction: boolean;
   /** Thanos' bucket configuration to ship blocks to, from --objstore.config or --objstore.config-file (`from`), and its text. */
   objstoreConfig?: { bucket: BucketConfig; from: string; text: string };
+  /** --shipper.upload-concurrency: block files uploaded at once (0 and 1: one at a time). */
+  shipperUploadConcurrency: number;
   /** Milliseconds between WAL fsyncs. */
   walFsyncIntervalMs: number;
   /** Label naming the tenant of every series (Thanos Receive's tenant_id). */
@@ -113,6 +116,7 @@ export const serveOptions = {
   compaction: { type: 'string', default: 'true' },
   'objstore.config': { type: 'string' },
   'objstore.config-file': { type: 'string' },
+  'shipper.upload-concurrency': { type: 'string', default: String(BLOCK_FILES_IN_FLIGHT) },
   'wal-fsync-interval': { type: 'string', default: '1s' },
   'receive.tenant-label-name': { type: 'string', default: 'tenant_id' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
@@ -158,6 +162,7 @@ Flags:
   --compaction BOOL         compact blocks 2h -> 6h -> 18h ... (default true; false where Thanos' compactor owns them)
   --objstore.config-file FILE  ship each new block to this bucket (Thanos' bucket configuration: FILESYSTEM, S3)
   --objstore.config YAML       the same configuration given inline
+  --shipper.upload-concurrency N  block files uploaded at once (default 2; 0 or 1: one at a time, Thanos' default)
   --wal-fsync-interval DUR  fsync the write-ahead log this often (default 1s; 0s: every write)
   --receive.tenant-label-name NAME  label carrying the tenant of every series (default tenant_id)
   --grpc-max-recv-bytes N   largest gRPC request accepted (default 67108864, 64 MiB)
@@ -285,6 +290,7 @@ export function parseServeArgs(args: string[]): ServeConfig | 'help' {
     diskReserveBytes: parseBytes('disk-reserve', values['disk-reserve']),
     compaction: parseBool('compaction', values.compaction),
     objstoreConfig: objstoreConfig(values['objstore.config'], values['objstore.config-file']),
+    shipperUploadConcurrency: count('shipper.upload-concurrency', values['shipper.upload-concurrency'], 0),
     walFsyncIntervalMs: parseDuration('wal-fsync-interval', values['wal-fsync-interval']),
     tenantLabelName: labelName('receive.tenant-label-name', values['receive.tenant-label-name']),
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),

@@ -128,6 +128,7 @@ export function serveOptions(config: ServeConfig, log: Logger): StrataOptions {
   // The text read when the flags were checked: the store parses that, not a file changed since.
   if (config.remoteWriteAddress !== undefined) options.remoteWriteAddress = address(config.remoteWriteAddress);
   if (config.objstoreConfig !== undefined) options.objstoreConfig = config.objstoreConfig.text;
+  options.shipperUploadConcurrency = config.shipperUploadConcurrency;
   // A file is reloaded when it changes: the store must know its name.
   if (limits.source?.file !== undefined) options.receiveLimitsConfigFile = limits.source.file;
   else if (limits.source !== undefined) options.receiveLimitsConfig = limits.source.loaded.text;

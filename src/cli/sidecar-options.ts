@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../config/usage-error.js';
 import { parseHostPort, type HostPort } from '../config/host-port.js';
+import { BLOCK_FILES_IN_FLIGHT } from '../shipper/upload-files.js';
 import { logFlags, logHelp, parseLogFlags, type LogConfig } from './log-options.js';
 import { count, graceFlags, graceHelp, objstoreConfig, parseGraceFlags, positiveDuration, tlsOptions, type Env, type ServeConfig } from './serve-options.js';
 
@@ -20,6 +21,8 @@ export interface SidecarConfig {
   configTimeoutMs: number;
   /** --shipper.upload-compacted: ship compacted blocks too. */
   uploadCompacted: boolean;
+  /** --shipper.upload-concurrency: block files uploaded at once (0 and 1: one at a time). */
+  uploadConcurrency: number;
   /** --shipper.ignore-unequal-block-size: ship although Prometheus may compact blocks. */
   ignoreUnequalBlockSize: boolean;
   env: Env;
@@ -46,6 +49,7 @@ const sidecarOptions = {
   'prometheus.get_config_timeout': { type: 'string', default: '30s' },
   'shipper.upload-compacted': { type: 'boolean', default: false },
   'shipper.ignore-unequal-block-size': { type: 'boolean', default: false },
+  'shipper.upload-concurrency': { type: 'string', default: String(BLOCK_FILES_IN_FLIGHT) },
   env: { type: 'string', default: 'production' },
   'grpc-max-recv-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
   'store.limits.request-series': { type: 'string', default: '0' },
@@ -77,6 +81,7 @@ Flags:
   --prometheus.get_config_timeout DUR   timeout of that read (default 30s)
   --shipper.upload-compacted        ship compacted blocks too (migrating an existing Prometheus)
   --shipper.ignore-unequal-block-size  ship although Prometheus' min and max block durations differ
+  --shipper.upload-concurrency N    block files uploaded at once (default 2; 0 or 1: one at a time, Thanos' default)
   --env ENV                         development or production (default production)
   --grpc-max-recv-bytes N           largest gRPC request accepted (default 67108864, 64 MiB)
   --store.limits.request-series N   most series one Series call may select (default 0: no limit)
@@ -114,6 +119,7 @@ export function parseSidecarArgs(args: string[]): SidecarConfig | 'help' {
     configTimeoutMs: positiveDuration('prometheus.get_config_timeout', values['prometheus.get_config_timeout']),
     uploadCompacted: values['shipper.upload-compacted'],
     ignoreUnequalBlockSize: values['shipper.ignore-unequal-block-size'],
+    uploadConcurrency: count('shipper.upload-concurrency', values['shipper.upload-concurrency'], 0),
     env,
     grpcMaxRecvBytes: count('grpc-max-recv-bytes', values['grpc-max-recv-bytes'], 1),
     limitRequestSeries: count('store.limits.request-series', values['store.limits.request-series'], 0),

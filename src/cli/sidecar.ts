@@ -139,6 +139,7 @@ async function runSidecar(config: SidecarConfig, log: Logger): Promise<number> {
         metaDir: tsdbPath,
         ship: () => ({ labels: Object.fromEntries(peer.externalLabels), source: 'sidecar' }),
         uploadCompacted: config.uploadCompacted,
+        uploadConcurrency: config.uploadConcurrency,
         log,
       });
       metrics.watchShipper(shipper);

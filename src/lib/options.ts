@@ -96,6 +96,11 @@ export interface StrataOptions {
   objstoreConfig?: string | Readonly<Record<string, unknown>>;
   /** --objstore.config-file: the same configuration read from a file. */
   objstoreConfigFile?: string;
+  /**
+   * --shipper.upload-concurrency: block files uploaded at once (default 2;
+   * 0 or 1: one at a time, Thanos' default).
+   */
+  shipperUploadConcurrency?: number;
   /** --wal-fsync-interval: fsync the write-ahead log this often (default 1s; 0: after every write). */
   walFsyncInterval?: Duration;
   /** --tenant-label-name: the label carrying each series' tenant (default `tenant_id`). */

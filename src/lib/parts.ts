@@ -133,6 +133,7 @@ export async function startParts(config: ResolvedOptions, hooks: StartHooks = {}
       const beforeMeta = hooks.beforeMeta;
       shipper = new Shipper({
         bucket, blocksDir: join(config.dataDir, 'blocks'), metaDir: config.dataDir, ship: () => ({ labels: externalLabels, source: 'receive' }), log,
+        uploadConcurrency: config.shipperUploadConcurrency,
         ...(beforeMeta === undefined ? {} : { beforeMeta }),
       });
       if (config.compaction) log.info({ bucket: bucket.name }, 'blocks are shipped: local compaction is off (Thanos\' compactor compacts the bucket)');

@@ -5,6 +5,7 @@
  * names the flag; the notations (durations, sizes, HOST:PORT) are parsed
  * by the CLI's own parsers, so both take exactly the same values.
  */
+import { BLOCK_FILES_IN_FLIGHT } from '../shipper/upload-files.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -48,6 +49,7 @@ export interface ResolvedOptions {
   diskReserveBytes: number;
   compaction: boolean;
   bucket?: BucketConfig;
+  shipperUploadConcurrency: number;
   walFsyncIntervalMs: number;
   tenantLabelName: string;
   receiveDefaultTenantId: string;
@@ -72,7 +74,7 @@ export interface ResolvedOptions {
 /** Every option Strata.open knows (unknown ones are refused: a typo must not pass unnoticed). */
 export const OPTION_NAMES: ReadonlySet<string> = new Set<keyof StrataOptions>([
   'dataDir', 'grpcAddress', 'httpAddress', 'remoteWriteAddress', 'externalLabels', 'replicaLabels', 'workers', 'env', 'retention', 'retentionSize', 'diskReserve',
-  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'walFsyncInterval', 'tenantLabelName', 'receiveDefaultTenantId',
+  'compaction', 'objstoreConfig', 'objstoreConfigFile', 'shipperUploadConcurrency', 'walFsyncInterval', 'tenantLabelName', 'receiveDefaultTenantId',
   'httpGracePeriod', 'grpcGracePeriod', 'grpcMaxRecvBytes',
   'httpMaxBodyBytes', 'storeLimitsRequestSeries', 'storeLimitsRequestSamples', 'grpcServerTlsCert', 'grpcServerTlsKey',
   'grpcServerTlsClientCa', 'httpServerTlsCert', 'httpServerTlsKey', 'httpServerTlsClientCa', 'receiveLimitsConfigFile',
@@ -117,6 +119,7 @@ export function resolveOptions(options: StrataOptions): ResolvedOptions {
     externalLabels: externalLabels(o.externalLabels),
     replicaLabels: replicaLabels(o.replicaLabels),
     workers: o.workers === undefined ? availableParallelism() : whole('workers', o.workers, 1, 256),
+    shipperUploadConcurrency: o.shipperUploadConcurrency === undefined ? BLOCK_FILES_IN_FLIGHT : whole('shipperUploadConcurrency', o.shipperUploadConcurrency, 0),
     env,
     retentionMs: duration('retention', o.retention, DEFAULT_RETENTION_MS, 1),
     retentionBytes: size('retentionSize', o.retentionSize, 0),

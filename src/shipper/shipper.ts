@@ -4,7 +4,7 @@ import { readMetaFile } from '../blocks/meta.js';
 import type { BlockMeta } from '../blocks/types.js';
 import type { Bucket } from '../objstore/bucket.js';
 import { SHIPPER_FILENAME, readShipperFile, writeShipperFile } from './shipper-file.js';
-import { FileLanes } from './upload-files.js';
+import { BLOCK_FILES_IN_FLIGHT, FileLanes } from './upload-files.js';
 import { isHeldBack, uploadBlock, type ShipLabels } from './upload.js';
 
 export interface ShipperLog {
@@ -34,6 +34,12 @@ export interface ShipperOptions {
   ship: () => ShipLabels;
   /** Ship compacted blocks too (Thanos' --shipper.upload-compacted); default: level 1 only. */
   uploadCompacted?: boolean;
+  /**
+   * Files uploaded at once over a pass (Thanos' --shipper.upload-concurrency,
+   * where 0, Thanos' default, sends one at a time: so do 0 and 1 here).
+   * Default BLOCK_FILES_IN_FLIGHT (2).
+   */
+  uploadConcurrency?: number;
   /** Seconds between passes when nothing else asks for one (Thanos: 30 s). */
   intervalMs?: number;
   /** Longest wait between retries after failures (doubling from 1 s). */
@@ -159,7 +165,7 @@ export class Shipper {
     }
     metas.sort((a, b) => a.meta.minTime - b.meta.minTime || (a.meta.ulid < b.meta.ulid ? -1 : 1));
     const shipped = new Set<string>();
-    const lanes = new FileLanes(bucket);
+    const lanes = new FileLanes(bucket, Math.max(1, this.opts.uploadConcurrency ?? BLOCK_FILES_IN_FLIGHT));
     let ok = true;
     let pending = 0;
     let previous: { ulid: string; started: number; done: Promise<number> } | undefined;

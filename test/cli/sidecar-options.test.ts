@@ -22,13 +22,14 @@ test('defaults are Thanos sidecar\'s', () => {
   assert.equal(c.objstoreConfig, undefined);
   assert.equal(c.uploadCompacted, false);
   assert.equal(c.ignoreUnequalBlockSize, false);
+  assert.equal(c.uploadConcurrency, 2);
 });
 
 test('flags are read', () => {
   const c = parse([
     '--prometheus.url', 'http://127.0.0.1:9091', '--tsdb.path', '/x', '--grpc-address', '127.0.0.1:1', '--http-address', ':2',
     '--prometheus.ready_timeout', '30s', '--prometheus.get_config_interval', '1s', '--prometheus.get_config_timeout', '500ms',
-    '--shipper.upload-compacted', '--objstore.config', 'type: FILESYSTEM\nconfig:\n  directory: /b\n',
+    '--shipper.upload-compacted', '--shipper.upload-concurrency', '0', '--objstore.config', 'type: FILESYSTEM\nconfig:\n  directory: /b\n',
   ]);
   assert.equal(c.prometheusUrl, 'http://127.0.0.1:9091/');
   assert.equal(c.tsdbPath, '/x');
@@ -37,6 +38,7 @@ test('flags are read', () => {
   assert.equal(c.configIntervalMs, 1000);
   assert.equal(c.configTimeoutMs, 500);
   assert.equal(c.uploadCompacted, true);
+  assert.equal(c.uploadConcurrency, 0);
   assert.equal(c.objstoreConfig?.from, '--objstore.config');
 });
 
@@ -49,6 +51,7 @@ test('mistakes name the flag', () => {
     [['--prometheus.ready_timeout', 'soon'], /--prometheus\.ready_timeout: 'soon' is not a duration/],
     [['--objstore.config', 'type: GCS2'], /--objstore\.config: /],
     [['--grpc-address', 'nope'], /--grpc-address: 'nope' is not HOST:PORT/],
+    [['--shipper.upload-concurrency', 'two'], /--shipper\.upload-concurrency: 'two' is not a whole number/],
     [['extra'], /sidecar: unexpected argument 'extra'/],
   ];
   for (const [args, re] of cases) assert.throws(() => parseSidecarArgs(args), (err: Error) => err instanceof UsageError && re.test(err.message), args.join(' '));

@@ -53,7 +53,7 @@ test('the CLI\'s parsed flags pass through the options unchanged', () => {
     '--label', 'region="eu"', '--label', 'cluster="a"', '--replica-label', 'replica', '--workers', '3', '--env', 'development',
     '--retention', '2d', '--retention-size', '10GB', '--compaction', 'false', '--wal-fsync-interval', '0s',
     '--objstore.config', `type: FILESYSTEM\nconfig:\n  directory: ${join(dir, 'bucket')}\n`,
-    '--tenant-label-name', 'tenant', '--grpc-max-recv-bytes', '1000', '--http-max-body-bytes', '2000',
+    '--shipper.upload-concurrency', '4', '--tenant-label-name', 'tenant', '--grpc-max-recv-bytes', '1000', '--http-max-body-bytes', '2000',
     '--store.limits.request-series', '5', '--store.limits.request-samples', '6',
     '--grpc-server-tls-cert', cert, '--grpc-server-tls-key', key, '--http-server-tls-cert', cert, '--http-server-tls-key', key, '--http-server-tls-client-ca', cert,
     '--receive.limits-config-file', limits, '--receive.limits-config-reload-timer', '5s', '--receive.heap-limit-ratio', '0.5', '--receive.memory-limit', '1GB',
@@ -67,6 +67,7 @@ test('the CLI\'s parsed flags pass through the options unchanged', () => {
   assert.deepEqual(r.externalLabels, config.externalLabels);
   assert.deepEqual(r.replicaLabels, config.replicaLabels);
   assert.deepEqual(r.bucket, config.objstoreConfig!.bucket);
+  assert.equal(r.shipperUploadConcurrency, 4);
   assert.deepEqual(r.grpcTls, config.grpcTls);
   assert.deepEqual(r.httpTls, config.httpTls);
   assert.deepEqual(r.writeLimits, config.writeLimits);
@@ -89,4 +90,11 @@ test('takes the configurations as YAML text or as the object it describes', () =
   assert.deepEqual(a.bucket, b.bucket);
   assert.deepEqual(a.writeLimits.source?.loaded.config, b.writeLimits.source?.loaded.config);
   assert.equal(a.writeLimits.source?.loaded.config.defaults.headSeries, 10);
+});
+
+test('shipperUploadConcurrency is a whole number of at least 0, 2 when not given', () => {
+  assert.equal(resolveOptions({ dataDir: 'd' }).shipperUploadConcurrency, 2);
+  assert.equal(resolveOptions({ dataDir: 'd', shipperUploadConcurrency: 0 }).shipperUploadConcurrency, 0);
+  assert.throws(() => resolveOptions({ dataDir: 'd', shipperUploadConcurrency: -1 }), /shipperUploadConcurrency: -1 is not a whole number of at least 0/);
+  assert.throws(() => resolveOptions({ dataDir: 'd', shipperUploadConcurrency: 1.5 }), /shipperUploadConcurrency: 1.5 is not a whole number/);
 });

@@ -133,12 +133,13 @@ const B2 = '01JDZ0000000000000000000B2';
 const B3 = '01JDZ0000000000000000000B3';
 const silent = { info() {}, warn() {}, error() {} };
 
-function shipperOver(name: string, failing?: Set<string>): { gated: GatedBucket; shipper: Shipper; bucketDir: string } {
+function shipperOver(name: string, failing?: Set<string>, uploadConcurrency?: number): { gated: GatedBucket; shipper: Shipper; bucketDir: string } {
   const blocksDir = join(tmp.dir, name, 'blocks');
   [B1, B2, B3].forEach((u, i) => writeBlock(join(blocksDir, u), 1, u, i * 7_200_000));
   const bucketDir = join(tmp.dir, `${name}-bucket`);
   const gated = new GatedBucket(new FilesystemBucket(bucketDir), failing);
-  const shipper = new Shipper({ bucket: gated.asBucket(), blocksDir, metaDir: join(tmp.dir, name), ship: () => ({ labels: { a: 'b' }, source: 'sidecar' }), log: silent, intervalMs: 3_600_000 });
+  const shipper = new Shipper({ bucket: gated.asBucket(), blocksDir, metaDir: join(tmp.dir, name), ship: () => ({ labels: { a: 'b' }, source: 'sidecar' }), log: silent, intervalMs: 3_600_000,
+    ...(uploadConcurrency === undefined ? {} : { uploadConcurrency }) });
   return { gated, shipper, bucketDir };
 }
 
@@ -168,4 +169,16 @@ test('a block that fails in a pass: the block after it keeps its data up but not
   assert.equal(gated.inFlight, 0, 'nothing still uploading after the pass');
   for (const u of [B1, B2, B3]) assert.equal(existsSync(join(bucketDir, u, 'meta.json')), false, u);
   assert.equal(gated.events.some((e) => e.startsWith(`start ${B3}/`)), false, 'B3 not started');
+});
+
+test('uploadConcurrency 0 (Thanos\' default, --shipper.upload-concurrency) and 1 send one file at a time', async () => {
+  for (const n of [0, 1]) {
+    const { gated, shipper, bucketDir } = shipperOver(`one-at-a-time-${n}`, undefined, n);
+    const err = await gated.releaseUntil(shipper.syncNow());
+    await shipper.stop();
+    assert.equal(err, undefined);
+    assert.equal(gated.maxInFlight, 1, `${n}: one file in flight`);
+    assert.equal(shipper.counters.uploads, 3);
+    for (const u of [B1, B2, B3]) assert.ok(existsSync(join(bucketDir, u, 'meta.json')), u);
+  }
 });
