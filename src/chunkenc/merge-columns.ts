@@ -16,7 +16,7 @@ import { ENCODING_XOR } from './encoding.js';
 import { ENCODED_CHUNK_SAMPLES } from './chunk-samples.js';
 import type { MergeableChunk, MergedChunk } from './merge-chunks.js';
 import { threadCodec } from './xor/impl.js';
-import { XorMerger } from './xor/wasm-merge.js';
+import { XorMerger, type MergedBytes } from './xor/wasm-merge.js';
 
 /** This thread's merger, made on first use. */
 let merger: XorMerger | undefined;
@@ -26,9 +26,10 @@ let merger: XorMerger | undefined;
  * overlapping; undefined when this cannot be done so (chunks overlapping
  * one another, or samples in the span of a chunk that is not XOR): the
  * caller merges as chunks then (merge-chunks.ts). `chunks` is sorted in
- * place by min time.
+ * place by min time. New chunks' bytes go to `bytes` when given (a read's
+ * arena), else each is a slice of its own.
  */
-export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: SampleColumns, from = 0, to = cols.n): Array<C | MergedChunk> | undefined {
+export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: SampleColumns, from = 0, to = cols.n, bytes?: MergedBytes): Array<C | MergedChunk> | undefined {
   if (chunks.length > 1) chunks.sort(byMinT);
   merger ??= new XorMerger(threadCodec());
   const out: Array<C | MergedChunk> = [];
@@ -41,7 +42,7 @@ export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: Sa
     prevMax = c.maxT;
     // Samples before the chunk: chunks of their own.
     const before = i < to && ct[i]! < c.minT ? lowerBound(ct, to, c.minT, i) : i;
-    if (before > i) merger.mergeInto(undefined, ct, cols.v, i, before, ENCODED_CHUNK_SAMPLES, out);
+    if (before > i) merger.mergeInto(undefined, ct, cols.v, i, before, ENCODED_CHUNK_SAMPLES, out, bytes);
     // Samples within its span.
     const within = before < to && ct[before]! <= c.maxT ? lowerBound(ct, to, c.maxT + 1, before) : before;
     i = within;
@@ -50,9 +51,9 @@ export function mergeColumnsInto<C extends MergeableChunk>(chunks: C[], cols: Sa
       continue;
     }
     if ((c.encoding ?? ENCODING_XOR) !== ENCODING_XOR) return undefined;
-    merger.mergeInto(c.data, ct, cols.v, before, within, ENCODED_CHUNK_SAMPLES, out);
+    merger.mergeInto(c.data, ct, cols.v, before, within, ENCODED_CHUNK_SAMPLES, out, bytes);
   }
-  if (i < to) merger.mergeInto(undefined, ct, cols.v, i, to, ENCODED_CHUNK_SAMPLES, out);
+  if (i < to) merger.mergeInto(undefined, ct, cols.v, i, to, ENCODED_CHUNK_SAMPLES, out, bytes);
   return out;
 }
 

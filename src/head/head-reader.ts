@@ -102,7 +102,7 @@ export class HeadReader implements SeriesReader {
     if (!this.mayHoldOoo(s)) return out;
     const late = this.oooColumns(s.id, minT, maxT);
     if (late === undefined) return out;
-    const merged = mergeColumnsInto(out, late, late.from, late.to);
+    const merged = mergeColumnsInto(out, late, late.from, late.to, arena);
     if (merged !== undefined) return merged;
     // A histogram chunk spanning out-of-order samples: merged as chunks.
     const cols = late.from === 0 ? late : this.head.ooo.view(s.id, minT, maxT);

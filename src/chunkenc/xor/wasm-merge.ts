@@ -23,6 +23,15 @@ export interface MergedXorChunk {
   data: Uint8Array;
 }
 
+/**
+ * Where merged chunks' bytes are copied (a read's ByteArena: one buffer
+ * for many chunks, no ArrayBuffer a chunk); without one, each is a slice.
+ */
+export interface MergedBytes {
+  /** A copy of src[from, to) that stays valid while the caller holds it. */
+  own(src: Uint8Array, from: number, to: number): Uint8Array;
+}
+
 export class XorMerger {
   private readonly state: number;
   private readonly input: WasmBlock;
@@ -45,9 +54,9 @@ export class XorMerger {
    * Pushes to `out` the samples of XOR `chunk` (none when undefined) merged
    * with samples [from, to) of the sorted, distinct columns `t`/`v` (a
    * time in both keeps the chunk's sample), encoded as chunks of at most
-   * `per` samples in time order.
+   * `per` samples in time order, their bytes copied into `bytes`.
    */
-  mergeInto(chunk: Uint8Array | undefined, t: Float64Array, v: Uint32Array, from: number, to: number, per: number, out: { push(c: MergedXorChunk): unknown }): void {
+  mergeInto(chunk: Uint8Array | undefined, t: Float64Array, v: Uint32Array, from: number, to: number, per: number, out: { push(c: MergedXorChunk): unknown }, bytes?: MergedBytes): void {
     if (!(per >= 1 && per <= MAX_SAMPLES)) throw chunkFull(MAX_SAMPLES);
     const w = this.codec.wasm;
     const mem = this.codec.mem;
@@ -76,7 +85,8 @@ export class XorMerger {
       w.appendSamples(this.state, enc, cap, merged + p * 8, merged + (an + bn) * 8 + p * 8, k);
       const len = w.appenderBytes(this.state);
       const words = mem.u32();
-      out.push({ minT: i64At(words, (merged >>> 2) + 2 * p), maxT: i64At(words, (merged >>> 2) + 2 * (p + k - 1)), encoding: ENCODING_XOR, data: mem.u8().slice(enc, enc + len) });
+      const data = bytes === undefined ? mem.u8().slice(enc, enc + len) : bytes.own(mem.u8(), enc, enc + len);
+      out.push({ minT: i64At(words, (merged >>> 2) + 2 * p), maxT: i64At(words, (merged >>> 2) + 2 * (p + k - 1)), encoding: ENCODING_XOR, data });
     }
   }
 }
