@@ -5,7 +5,8 @@
 // - out-of-order appends: 10k series, the samples between each series'
 //   in-order ones, shuffled per batch (samples/s, and memory per sample);
 // - reads of series with out-of-order samples (merged at read time) and
-//   of series without (chunks as stored), chunks/s;
+//   of series without (chunks as stored), chunks/s: the first reads and
+//   steady ones;
 // - the checkpoint's bytes per out-of-order sample;
 // - the head compaction that merges them into a block.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -113,37 +114,41 @@ rmSync(dirLate, { recursive: true, force: true });
 
 // Reads of a tenth of the series, with out-of-order samples: one read
 // untimed first (compiling the read path, and on the first read of a
-// series, settling its out-of-order samples), then READS timed.
+// series, settling its out-of-order samples), then READS timed ("first
+// reads": the JIT and the codec module's tier-up still run). Then
+// STEADY_WARM more untimed and STEADY timed: the read path compiled, as
+// in a server that has answered reads for a while. The same for the store
+// without out-of-order samples.
 const READS = 10;
-function read(matcher: string): { chunks: number; ms: number; cpuMs: number } {
+const STEADY_WARM = 40;
+const STEADY = 20;
+const g3 = [{ type: MatchType.EQ, name: 'group', value: 'g3' }];
+/** `times` reads of group g3; chunks answered, wall and CPU ms. */
+function reads(store: Db, times: number): { chunks: number; ms: number; cpuMs: number } {
   let chunks = 0;
-  db.querier().select([{ type: MatchType.EQ, name: 'group', value: matcher }], START, START + ROUNDS * STEP);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let k = 0; k < READS; k++) {
-    for (const s of db.querier().select([{ type: MatchType.EQ, name: 'group', value: matcher }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
-  }
+  for (let k = 0; k < times; k++) for (const s of store.querier().select(g3, START, START + ROUNDS * STEP)) chunks += s.chunks.length;
   const c = process.cpuUsage(c0);
   return { chunks, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
 }
-const merged = read('g3');
-rows.push(`| read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time) | ${f(merged.chunks / (merged.ms / 1000))} chunks/s, ${f(merged.ms / READS, 1)} ms per read (${f(merged.cpuMs / READS, 1)} ms CPU) |`);
+/** First reads (1 untimed, READS timed), then steady ones; the table's two rows. */
+function readRows(store: Db, what: string): void {
+  reads(store, 1);
+  const first = reads(store, READS);
+  reads(store, STEADY_WARM);
+  const steady = reads(store, STEADY);
+  rows.push(`| ${what}, first reads (${READS} after 1) | ${f(first.chunks / (first.ms / 1000))} chunks/s, ${f(first.ms / READS, 1)} ms per read (${f(first.cpuMs / READS, 1)} ms CPU) |`);
+  rows.push(`| ${what}, steady (${STEADY} after ${1 + READS + STEADY_WARM}) | ${f(steady.chunks / (steady.ms / 1000))} chunks/s, ${f(steady.ms / STEADY, 1)} ms per read (${f(steady.cpuMs / STEADY, 1)} ms CPU) |`);
+}
+readRows(db, `read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time)`);
 await db.close();
 
 // The same read on a store whose series hold no out-of-order samples.
 const dir2 = mkdtempSync(join(tmpdir(), 'strata-bench-ooo-'));
 const plain = await Db.open({ dataDir: dir2, compaction: false });
 appendAll(plain, inOrder);
-{
-  let chunks = 0;
-  plain.querier().select([{ type: MatchType.EQ, name: 'group', value: 'g3' }], START, START + ROUNDS * STEP);
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let k = 0; k < READS; k++) for (const s of plain.querier().select([{ type: MatchType.EQ, name: 'group', value: 'g3' }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
-  const ms = performance.now() - t0;
-  const c = process.cpuUsage(c0);
-  rows.push(`| the same read, no out-of-order samples (chunks as stored) | ${f(chunks / (ms / 1000))} chunks/s, ${f(ms / READS, 1)} ms per read (${f((c.user + c.system) / 1000 / READS, 1)} ms CPU) |`);
-}
+readRows(plain, 'the same read, no out-of-order samples (chunks as stored)');
 {
   const t0 = performance.now();
   appendAll(plain, batches(1, () => START + 4 * HOUR));
