@@ -103,7 +103,12 @@ export class HeadReader implements SeriesReader {
     const open = this.head.openChunkIn(s, from, maxT, late === undefined ? arena : VIEWS);
     if (open !== undefined) out.push(open);
     if (late === undefined) return out;
-    const merged = mergeColumnsInto(out, late, late.from, late.to, arena);
+    // Merges are kept for the next read while the series' late samples stay
+    // as they are (not while a cut holds some: its columns are a copy).
+    const memo = this.head.merged;
+    const cached = memo.maxBytes > 0 && late === range;
+    if (cached) memo.select(s.id, s, range.stamp);
+    const merged = mergeColumnsInto(out, late, late.from, late.to, arena, cached ? memo : undefined);
     if (merged !== undefined) {
       for (let k = merged.length - 1; open !== undefined && k >= 0; k--) if (merged[k] === open) open.data = arena.copy(open.data, 0, open.data.length);
       return merged;
@@ -140,6 +145,7 @@ export class HeadReader implements SeriesReader {
     range.n = held.n;
     range.from = from;
     range.to = to;
+    range.stamp = held.stamp;
     return range;
   }
 
@@ -227,7 +233,7 @@ export class HeadReader implements SeriesReader {
 }
 
 /** oooColumns' answer for the head's own columns, reused (a read uses it at once). */
-const range: SampleColumns & { from: number; to: number } = { t: new Float64Array(0), v: new Uint32Array(0), n: 0, from: 0, to: 0 };
+const range: SampleColumns & { from: number; to: number; stamp: number } = { t: new Float64Array(0), v: new Uint32Array(0), n: 0, from: 0, to: 0, stamp: 0 };
 
 /** Views of the head's memory for the open chunk, valid until the head next runs (chunks() copies what it answers). */
 const VIEWS = new TransientArena();

@@ -1,0 +1,164 @@
+/**
+ * Chunks a read made by merging a series' late samples into its in-order
+ * chunks (head-reader.ts, merge-columns.ts), kept for the next read of the
+ * same series, so that a dashboard refreshing a panel does not decode,
+ * merge and encode the same samples again (issue 26: that merge is about
+ * 3/4 of such a read).
+ *
+ * A series' entry holds what the merges gave while its out-of-order samples
+ * stay as they were (OooHead.stampOf: every insert, split or drop changes
+ * the stamp, and the entry is dropped at its next read). Each merge is
+ * keyed by the in-order chunk (its first and last time and its length: a
+ * series' chunks never overlap, a closed chunk never changes and the open
+ * one grows with every append, so a new in-order sample changes the key)
+ * and the range of late samples merged into it. Bounded in bytes: the
+ * oldest series leave first, unless read since (second chance). Emptied when out-of-order samples are
+ * written into blocks (Db, with the split of the out-of-order head).
+ * One thread: the engine's.
+ */
+import type { MergeMemo } from '../chunkenc/merge-columns.js';
+import type { MergeableChunk, MergedChunk } from '../chunkenc/merge-chunks.js';
+import { ENCODING_XOR } from '../chunkenc/encoding.js';
+
+/** Bytes counted for a chunk beyond its data (its object and the entry's list). */
+const CHUNK_OVERHEAD = 96;
+
+/** One merge: its key and the chunks it gave. */
+interface Merge {
+  minT: number;
+  maxT: number;
+  len: number;
+  from: number;
+  to: number;
+  chunks: MergedChunk[];
+}
+
+/** A series' merges, valid while its series and stamp are the ones read. */
+interface Entry {
+  series: object;
+  stamp: number;
+  merges: Merge[];
+  bytes: number;
+  /** Read since eviction last passed it (a second chance: no reordering on every read). */
+  read: boolean;
+}
+
+/** Counters for the metrics (src/metrics/strata-metrics.ts). */
+export interface MergedCacheStats {
+  readonly bytes: number;
+  readonly hits: number;
+  readonly misses: number;
+}
+
+export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheStats {
+  private readonly bySeries = new Map<number, Entry>();
+  private current: Entry | undefined;
+  bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  /** @param maxBytes bytes held at most (0: nothing is kept). */
+  constructor(readonly maxBytes: number) {}
+
+  /**
+   * Selects series `id` (its object `series`, its out-of-order samples'
+   * stamp) for the recall() and keep() calls that follow; its entry goes if
+   * either changed since it was made.
+   */
+  select(id: number, series: object, stamp: number): void {
+    let e = this.bySeries.get(id);
+    if (e !== undefined && (e.series !== series || e.stamp !== stamp)) {
+      this.remove(id, e);
+      e = undefined;
+    }
+    if (e === undefined) {
+      e = { series, stamp, merges: [], bytes: 0, read: false };
+      this.bySeries.set(id, e);
+    } else {
+      e.read = true;
+    }
+    this.current = e;
+  }
+
+  recall(chunk: MergeableChunk | undefined, from: number, to: number, out: { push(c: MergedChunk): unknown }): boolean {
+    const m = this.find(chunk, from, to);
+    if (m === undefined) {
+      this.misses++;
+      return false;
+    }
+    this.hits++;
+    for (const c of m.chunks) out.push(c);
+    return true;
+  }
+
+  keep(chunk: MergeableChunk | undefined, from: number, to: number, out: ReadonlyArray<MergedChunk | MergeableChunk>, first: number): void {
+    const e = this.current;
+    if (e === undefined || this.maxBytes === 0) return;
+    let len = 0;
+    for (let k = first; k < out.length; k++) len += out[k]!.data.length;
+    const bytes = len + (out.length - first) * CHUNK_OVERHEAD;
+    if (bytes > this.maxBytes) return;
+    // One buffer for the merge's chunks (their bytes were in a read's arena).
+    const data = new Uint8Array(len);
+    const chunks: MergedChunk[] = [];
+    let at = 0;
+    for (let k = first; k < out.length; k++) {
+      const c = out[k]!;
+      data.set(c.data, at);
+      chunks.push({ minT: c.minT, maxT: c.maxT, encoding: c.encoding ?? ENCODING_XOR, data: data.subarray(at, at + c.data.length) });
+      at += c.data.length;
+    }
+    const key = { minT: chunk?.minT ?? NaN, maxT: chunk?.maxT ?? NaN, len: chunk?.data.length ?? -1 };
+    // A chunk merged with another range of late samples (a narrower read): the newer merge replaces it.
+    const k = e.merges.findIndex((m) => m.len === key.len && (chunk === undefined ? m.from === from : m.minT === key.minT && m.maxT === key.maxT));
+    if (k >= 0) {
+      const old = e.merges[k]!;
+      const oldBytes = old.chunks.reduce((sum, c) => sum + c.data.length + CHUNK_OVERHEAD, 0);
+      e.merges.splice(k, 1);
+      e.bytes -= oldBytes;
+      this.bytes -= oldBytes;
+    }
+    e.merges.push({ ...key, from, to, chunks });
+    e.bytes += bytes;
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  /** Drops everything. */
+  clear(): void {
+    this.bySeries.clear();
+    this.current = undefined;
+    this.bytes = 0;
+  }
+
+  private find(chunk: MergeableChunk | undefined, from: number, to: number): Merge | undefined {
+    const e = this.current;
+    if (e === undefined) return undefined;
+    const len = chunk?.data.length ?? -1;
+    for (const m of e.merges) {
+      if (m.from !== from || m.to !== to || m.len !== len) continue;
+      if (chunk === undefined || (m.minT === chunk.minT && m.maxT === chunk.maxT)) return m;
+    }
+    return undefined;
+  }
+
+  /** Oldest first, but a series read since it was last passed goes to the end once (second chance). */
+  private evict(): void {
+    for (const [id, e] of this.bySeries) {
+      if (this.bytes <= this.maxBytes) return;
+      if (e.read && e !== this.current) {
+        e.read = false;
+        this.bySeries.delete(id);
+        this.bySeries.set(id, e);
+      } else {
+        this.remove(id, e);
+      }
+    }
+  }
+
+  private remove(id: number, e: Entry): void {
+    this.bySeries.delete(id);
+    this.bytes -= e.bytes;
+    if (this.current === e) this.current = undefined;
+  }
+}
