@@ -22,6 +22,13 @@ import { ENCODING_XOR } from '../chunkenc/encoding.js';
 
 /** Bytes counted for a chunk beyond its data (its object and the entry's list). */
 const CHUNK_OVERHEAD = 96;
+/**
+ * Kept chunks' bytes are copied into blocks of this size. A block lives
+ * while any chunk in it is kept: the bound counts chunks' bytes, so memory
+ * may exceed it by the blocks' unused and evicted parts (oldest-first
+ * eviction frees whole blocks in the order they were filled).
+ */
+const BLOCK_BYTES = 64 * 1024;
 
 /** One merge: its key and the chunks it gave. */
 interface Merge {
@@ -31,6 +38,8 @@ interface Merge {
   from: number;
   to: number;
   chunks: MergedChunk[];
+  /** Bytes counted for it. */
+  bytes: number;
 }
 
 /** A series' merges, valid while its series and stamp are the ones read. */
@@ -53,6 +62,8 @@ export interface MergedCacheStats {
 export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheStats {
   private readonly bySeries = new Map<number, Entry>();
   private current: Entry | undefined;
+  private block = new Uint8Array(0);
+  private blockAt = 0;
   bytes = 0;
   hits = 0;
   misses = 0;
@@ -98,8 +109,8 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
     for (let k = first; k < out.length; k++) len += out[k]!.data.length;
     const bytes = len + (out.length - first) * CHUNK_OVERHEAD;
     if (bytes > this.maxBytes) return;
-    // One buffer for the merge's chunks (their bytes were in a read's arena).
-    const data = new Uint8Array(len);
+    // Their bytes were in a read's arena: copied into blocks of our own.
+    const data = this.room(len);
     const chunks: MergedChunk[] = [];
     let at = 0;
     for (let k = first; k < out.length; k++) {
@@ -108,20 +119,39 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
       chunks.push({ minT: c.minT, maxT: c.maxT, encoding: c.encoding ?? ENCODING_XOR, data: data.subarray(at, at + c.data.length) });
       at += c.data.length;
     }
-    const key = { minT: chunk?.minT ?? NaN, maxT: chunk?.maxT ?? NaN, len: chunk?.data.length ?? -1 };
-    // A chunk merged with another range of late samples (a narrower read): the newer merge replaces it.
-    const k = e.merges.findIndex((m) => m.len === key.len && (chunk === undefined ? m.from === from : m.minT === key.minT && m.maxT === key.maxT));
-    if (k >= 0) {
-      const old = e.merges[k]!;
-      const oldBytes = old.chunks.reduce((sum, c) => sum + c.data.length + CHUNK_OVERHEAD, 0);
-      e.merges.splice(k, 1);
-      e.bytes -= oldBytes;
-      this.bytes -= oldBytes;
+    const minT = chunk?.minT ?? NaN;
+    const maxT = chunk?.maxT ?? NaN;
+    const clen = chunk?.data.length ?? -1;
+    // The same chunk merged with another range of late samples (a narrower read): the newer merge replaces it.
+    const merges = e.merges;
+    for (let k = 0; k < merges.length; k++) {
+      const m = merges[k]!;
+      if (m.len !== clen || (chunk === undefined ? m.from !== from : m.minT !== minT || m.maxT !== maxT)) continue;
+      e.bytes -= m.bytes;
+      this.bytes -= m.bytes;
+      merges.splice(k, 1);
+      break;
     }
-    e.merges.push({ ...key, from, to, chunks });
+    merges.push({ minT, maxT, len: clen, from, to, chunks, bytes });
     e.bytes += bytes;
     this.bytes += bytes;
     this.evict();
+  }
+
+  /**
+   * `len` bytes to copy into: a piece of a shared block (one ArrayBuffer
+   * for many merges; an allocation each cost about as much as the merge's
+   * encoding), or an array of their own when large.
+   */
+  private room(len: number): Uint8Array {
+    if (len > BLOCK_BYTES / 4) return new Uint8Array(len);
+    if (this.blockAt + len > this.block.length) {
+      this.block = new Uint8Array(BLOCK_BYTES);
+      this.blockAt = 0;
+    }
+    const out = this.block.subarray(this.blockAt, this.blockAt + len);
+    this.blockAt += len;
+    return out;
   }
 
   /** Drops everything. */
@@ -129,6 +159,8 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
     this.bySeries.clear();
     this.current = undefined;
     this.bytes = 0;
+    this.block = new Uint8Array(0);
+    this.blockAt = 0;
   }
 
   private find(chunk: MergeableChunk | undefined, from: number, to: number): Merge | undefined {
