@@ -11,7 +11,9 @@
  * keyed by the in-order chunk (its first and last time and its length: a
  * series' chunks never overlap, a closed chunk never changes and the open
  * one grows with every append, so a new in-order sample changes the key)
- * and the range of late samples merged into it. Bounded in bytes: the
+ * and the range of late samples merged into it. Merges are kept from a
+ * series' second read in the same state on (the first read after a change
+ * keeps nothing). Bounded in bytes: the
  * oldest series leave first, unless read since (second chance). Emptied when out-of-order samples are
  * written into blocks (Db, with the split of the out-of-order head).
  * One thread: the engine's.
@@ -48,8 +50,10 @@ interface Entry {
   stamp: number;
   merges: Merge[];
   bytes: number;
-  /** Read since eviction last passed it (a second chance: no reordering on every read). */
+  /** Answered a read since eviction last passed it (a second chance: no reordering on every read). */
   read: boolean;
+  /** Read before in this state: only then are its merges kept. */
+  again: boolean;
 }
 
 /** Counters for the metrics (src/metrics/strata-metrics.ts). */
@@ -78,15 +82,19 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
    */
   select(id: number, series: object, stamp: number): void {
     let e = this.bySeries.get(id);
-    if (e !== undefined && (e.series !== series || e.stamp !== stamp)) {
-      this.remove(id, e);
-      e = undefined;
-    }
     if (e === undefined) {
-      e = { series, stamp, merges: [], bytes: 0, read: false };
+      e = { series, stamp, merges: [], bytes: 0, read: false, again: false };
       this.bySeries.set(id, e);
+    } else if (e.series !== series || e.stamp !== stamp) {
+      // Emptied in place: a Map delete and set for every changed series rehashed the Map.
+      this.bytes -= e.bytes;
+      e.series = series;
+      e.stamp = stamp;
+      e.merges.length = 0;
+      e.bytes = 0;
+      e.again = false;
     } else {
-      e.read = true;
+      e.again = true;
     }
     this.current = e;
   }
@@ -98,13 +106,18 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
       return false;
     }
     this.hits++;
+    this.current!.read = true;
     for (const c of m.chunks) out.push(c);
     return true;
   }
 
   keep(chunk: MergeableChunk | undefined, from: number, to: number, out: ReadonlyArray<MergedChunk | MergeableChunk>, first: number): void {
     const e = this.current;
-    if (e === undefined || this.maxBytes === 0) return;
+    // Kept from the second read of a series in the same state on: keeping
+    // costs the first read after every change about a third more (the
+    // copies, and objects that outlive the read for the GC to move), which
+    // a series read once between changes would pay for nothing.
+    if (e === undefined || !e.again || this.maxBytes === 0) return;
     let len = 0;
     for (let k = first; k < out.length; k++) len += out[k]!.data.length;
     const bytes = len + (out.length - first) * CHUNK_OVERHEAD;
@@ -122,11 +135,13 @@ export class MergedChunkCache implements MergeMemo<MergeableChunk>, MergedCacheS
     const minT = chunk?.minT ?? NaN;
     const maxT = chunk?.maxT ?? NaN;
     const clen = chunk?.data.length ?? -1;
-    // The same chunk merged with another range of late samples (a narrower read): the newer merge replaces it.
+    // The same chunk merged with another range of late samples (a narrower
+    // read), or an older state of the open chunk: the newer merge replaces it.
     const merges = e.merges;
     for (let k = 0; k < merges.length; k++) {
       const m = merges[k]!;
-      if (m.len !== clen || (chunk === undefined ? m.from !== from : m.minT !== minT || m.maxT !== maxT)) continue;
+      // A series' chunks never share a first time: one merge a chunk (the open one's older states go).
+      if (chunk === undefined ? m.len !== -1 || m.from !== from : m.minT !== minT) continue;
       e.bytes -= m.bytes;
       this.bytes -= m.bytes;
       merges.splice(k, 1);
