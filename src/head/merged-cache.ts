@@ -5,17 +5,17 @@
  * merge and encode the same samples again (issue 26: that merge is about
  * 3/4 of such a read).
  *
- * A series' entry holds what the merges gave while its out-of-order samples
- * stay as they were (OooHead.stampOf: every insert, split or drop changes
- * the stamp, and the entry is dropped at its next read). Each merge is
+ * A series' entry holds what the merges gave while its out-of-order
+ * samples stay as they were (OooHead.held().stamp: every insert or split
+ * changes it; the entry is emptied at its next read then). Each merge is
  * keyed by the in-order chunk (its first and last time and its length: a
  * series' chunks never overlap, a closed chunk never changes and the open
  * one grows with every append, so a new in-order sample changes the key)
  * and the range of late samples merged into it. Merges are kept from a
  * series' second read in the same state on (the first read after a change
- * keeps nothing). Bounded in bytes: the
- * oldest series leave first, unless read since (second chance). Emptied when out-of-order samples are
- * written into blocks (Db, with the split of the out-of-order head).
+ * keeps nothing). Bounded in bytes: the oldest series leave first, unless
+ * read since (second chance). Emptied when out-of-order samples are cut
+ * into blocks (ooo-cuts.ts) and when the head is truncated (Db).
  * One thread: the engine's.
  */
 import type { MergeMemo } from '../chunkenc/merge-columns.js';
