@@ -12,7 +12,7 @@ export {
   appenderInit, appenderBytes, appenderCount, appendSamples,
   iterInit, iterBatch, iterSeek, iterT, iterIndex, iterErr, decodeChunk,
 } from './xor';
-export { mergeSamples } from './merge';
+export { mergeEncode, MERGED_SIZE, M_OFF as MERGED_OFF, M_LEN as MERGED_LEN, M_MINT as MERGED_MIN_T, M_MAXT as MERGED_MAX_T } from './merge';
 
 /** Allocates `size` bytes of this module's memory, 16-byte aligned. */
 export function alloc(size: usize): usize {

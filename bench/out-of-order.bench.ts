@@ -5,7 +5,8 @@
 // - out-of-order appends: 10k series, the samples between each series'
 //   in-order ones, shuffled per batch (samples/s, and memory per sample);
 // - reads of series with out-of-order samples (merged at read time) and
-//   of series without (chunks as stored), chunks/s;
+//   of series without (chunks as stored), chunks/s: the first reads and
+//   steady ones;
 // - the checkpoint's bytes per out-of-order sample;
 // - the head compaction that merges them into a block.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -111,39 +112,57 @@ rows.push(`| out-of-order appends of a sender catching up (in time order, behind
 await lateDb.close({ flush: false });
 rmSync(dirLate, { recursive: true, force: true });
 
-// Reads of a tenth of the series, with out-of-order samples: one read
-// untimed first (compiling the read path, and on the first read of a
-// series, settling its out-of-order samples), then READS timed.
+// Reads of a tenth of the series, with out-of-order samples. The head
+// keeps the chunks a read merged for the next read of the same series
+// (src/head/merged-cache.ts) until the series changes, so two kinds of
+// read: cold, the cache emptied before every timed read (untimed): the
+// merges of a first read after new late samples, on the same samples as
+// every other row; and warm, a read again with nothing new (a dashboard
+// refreshing between scrapes). "First reads": 1 untimed, then READS timed,
+// while the JIT and the codec module's tier-up still run; "steady": after
+// STEADY_WARM more untimed, STEADY timed, as in a server that has answered
+// reads for a while. The same for the store without out-of-order samples.
 const READS = 10;
-function read(matcher: string): { chunks: number; ms: number; cpuMs: number } {
+const STEADY_WARM = 40;
+const STEADY = 20;
+const g3 = [{ type: MatchType.EQ, name: 'group', value: 'g3' }];
+/** `times` reads of group g3 (each with the merged-chunk cache emptied first when `cold`); chunks answered, wall and CPU ms of the reads. */
+function reads(store: Db, times: number, cold = false): { chunks: number; ms: number; cpuMs: number } {
   let chunks = 0;
-  db.querier().select([{ type: MatchType.EQ, name: 'group', value: matcher }], START, START + ROUNDS * STEP);
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let k = 0; k < READS; k++) {
-    for (const s of db.querier().select([{ type: MatchType.EQ, name: 'group', value: matcher }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
+  let ms = 0;
+  let cpuMs = 0;
+  for (let k = 0; k < times; k++) {
+    if (cold) store.head.merged.clear();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const s of store.querier().select(g3, START, START + ROUNDS * STEP)) chunks += s.chunks.length;
+    ms += performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    cpuMs += (c.user + c.system) / 1000;
   }
-  const c = process.cpuUsage(c0);
-  return { chunks, ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
+  return { chunks, ms, cpuMs };
 }
-const merged = read('g3');
-rows.push(`| read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time) | ${f(merged.chunks / (merged.ms / 1000))} chunks/s, ${f(merged.ms / READS, 1)} ms per read (${f(merged.cpuMs / READS, 1)} ms CPU) |`);
+const row = (what: string, r: { chunks: number; ms: number; cpuMs: number }, n: number) =>
+  rows.push(`| ${what} | ${f(r.chunks / (r.ms / 1000))} chunks/s, ${f(r.ms / n, 1)} ms per read (${f(r.cpuMs / n, 1)} ms CPU) |`);
+/** First reads (1 untimed, READS timed), then steady ones; warm ones too when `cold`. */
+function readRows(store: Db, what: string, cold: boolean): void {
+  reads(store, 1, cold);
+  const kind = cold ? ', cold' : '';
+  row(`${what}${kind}, first reads (${READS} after 1)`, reads(store, READS, cold), READS);
+  reads(store, STEADY_WARM, cold);
+  row(`${what}${kind}, steady (${STEADY} after ${1 + READS + STEADY_WARM})`, reads(store, STEADY, cold), STEADY);
+  if (cold) row(`${what}, warm: read again, nothing new (${STEADY} after ${1 + READS + STEADY_WARM + STEADY})`, reads(store, STEADY), STEADY);
+}
+readRows(db, `read of ${f(SERIES / 10)} series with out-of-order samples (merged at read time)`, true);
+const cache = db.head.merged;
+rows.push(`| merged-chunk cache after those reads | ${f(cache.bytes / 1e6, 1)} MB, ${f(cache.hits)} hits, ${f(cache.misses)} misses |`);
 await db.close();
 
 // The same read on a store whose series hold no out-of-order samples.
 const dir2 = mkdtempSync(join(tmpdir(), 'strata-bench-ooo-'));
 const plain = await Db.open({ dataDir: dir2, compaction: false });
 appendAll(plain, inOrder);
-{
-  let chunks = 0;
-  plain.querier().select([{ type: MatchType.EQ, name: 'group', value: 'g3' }], START, START + ROUNDS * STEP);
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let k = 0; k < READS; k++) for (const s of plain.querier().select([{ type: MatchType.EQ, name: 'group', value: 'g3' }], START, START + ROUNDS * STEP)) chunks += s.chunks.length;
-  const ms = performance.now() - t0;
-  const c = process.cpuUsage(c0);
-  rows.push(`| the same read, no out-of-order samples (chunks as stored) | ${f(chunks / (ms / 1000))} chunks/s, ${f(ms / READS, 1)} ms per read (${f((c.user + c.system) / 1000 / READS, 1)} ms CPU) |`);
-}
+readRows(plain, 'the same read, no out-of-order samples (chunks as stored)', false);
 {
   const t0 = performance.now();
   appendAll(plain, batches(1, () => START + 4 * HOUR));

@@ -160,7 +160,7 @@ export class Db {
     this.log = opts.log ?? silentLog;
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.rangeMs = opts.chunkRangeMs ?? DEFAULT_CHUNK_RANGE_MS;
-    this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs });
+    this.head = new Head(new PostingsIndex(), { chunkRangeMs: this.rangeMs, oooReadCacheBytes: opts.oooReadCacheBytes });
     this.oooWindowMs = opts.outOfOrderWindowMs ?? 0;
     this.tooFarMs = opts.tooFarInFutureMs ?? 0;
     this.now = opts.now ?? Date.now;
@@ -677,6 +677,8 @@ export class Db {
     // new oldest is the truncation's, or an append's.
     this.appendedMinT = Infinity;
     const { dropped, minTime: oldest } = await truncateChunksBefore(this.head, this.chunks, end);
+    // Merges of late samples into chunks the head let go of are not read again.
+    this.head.merged.clear();
     this.oooCuts.release();
     this.headMinT = Math.min(oldest, this.appendedMinT);
     this.headMinTDirty = false;

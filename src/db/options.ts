@@ -51,6 +51,12 @@ export interface DbOptions {
    * default): such samples are refused.
    */
   outOfOrderWindowMs?: number;
+  /**
+   * Bytes of chunks kept from reads that merged late samples into a
+   * series' chunks, for the next read of the same series while neither
+   * changes (src/head/merged-cache.ts). Default 32 MiB; 0 keeps none.
+   */
+  oooReadCacheBytes?: number;
   /** Samples newer than now + this are refused (--tsdb.too-far-in-future.time-window, ms). 0 (the default): no limit. */
   tooFarInFutureMs?: number;
   /** The clock of tooFarInFutureMs (ms since the epoch). Default Date.now. */

@@ -1,7 +1,7 @@
 import type { ChunkSegments } from '../chunks/chunk-segments.js';
 import { MatchType, type LabelMatcher } from '../index/types.js';
 import type { ReaderSeries, SeriesReader, StoredChunk } from '../query/types.js';
-import type { ByteArena } from '../query/byte-arena.js';
+import { TransientArena, type ByteArena } from '../query/byte-arena.js';
 import type { Head } from './head.js';
 import { compareLabels, compareLabelsNative, compareUtf8 } from '../encoding/utf8.js';
 import { encodeChunks, withoutOverlaps } from '../chunkenc/merge-chunks.js';
@@ -97,13 +97,23 @@ export class HeadReader implements SeriesReader {
     // Both open chunks: the histogram one first, as it is the older when both are open.
     const hist = this.head.histograms.openChunkIn(s.id, from, maxT, arena);
     if (hist !== undefined) out.push(hist);
-    const open = this.head.openChunkIn(s, from, maxT, arena);
+    const late = this.mayHoldOoo(s) ? this.oooColumns(s.id, minT, maxT) : undefined;
+    // With late samples the open chunk is read as a view: the merge usually
+    // decodes it (then a copy would be thrown away); copied below if not.
+    const open = this.head.openChunkIn(s, from, maxT, late === undefined ? arena : VIEWS);
     if (open !== undefined) out.push(open);
-    if (!this.mayHoldOoo(s)) return out;
-    const late = this.oooColumns(s.id, minT, maxT);
     if (late === undefined) return out;
-    const merged = mergeColumnsInto(out, late, late.from, late.to);
-    if (merged !== undefined) return merged;
+    // Merges are kept for the next read while the series' late samples stay
+    // as they are (not while a cut holds some: its columns are a copy).
+    const memo = this.head.merged;
+    const cached = memo.maxBytes > 0 && late === range;
+    if (cached) memo.select(s.id, s, range.stamp);
+    const merged = mergeColumnsInto(out, late, late.from, late.to, arena, cached ? memo : undefined);
+    if (merged !== undefined) {
+      for (let k = merged.length - 1; open !== undefined && k >= 0; k--) if (merged[k] === open) open.data = arena.copy(open.data, 0, open.data.length);
+      return merged;
+    }
+    if (open !== undefined) open.data = arena.copy(open.data, 0, open.data.length);
     // A histogram chunk spanning out-of-order samples: merged as chunks.
     const cols = late.from === 0 ? late : this.head.ooo.view(s.id, minT, maxT);
     for (const c of encodeChunks(cols.t, cols.v, cols.n)) out.push(c);
@@ -125,14 +135,17 @@ export class HeadReader implements SeriesReader {
     }
     const held = this.head.ooo.held(id);
     if (held === undefined) return undefined;
-    const from = minT === -Infinity ? 0 : lowerBound(held.t, held.n, minT);
-    const to = maxT === Infinity ? held.n : lowerBound(held.t, held.n, maxT + 1, from);
+    // A range holding every sample (the usual read) needs no binary search:
+    // its probes are cache misses on columns the merge then reads in order.
+    const from = held.t[0]! >= minT ? 0 : lowerBound(held.t, held.n, minT);
+    const to = held.t[held.n - 1]! <= maxT ? held.n : lowerBound(held.t, held.n, maxT + 1, from);
     if (to <= from) return undefined;
     range.t = held.t;
     range.v = held.v;
     range.n = held.n;
     range.from = from;
     range.to = to;
+    range.stamp = held.stamp;
     return range;
   }
 
@@ -220,7 +233,10 @@ export class HeadReader implements SeriesReader {
 }
 
 /** oooColumns' answer for the head's own columns, reused (a read uses it at once). */
-const range: SampleColumns & { from: number; to: number } = { t: new Float64Array(0), v: new Uint32Array(0), n: 0, from: 0, to: 0 };
+const range: SampleColumns & { from: number; to: number; stamp: number } = { t: new Float64Array(0), v: new Uint32Array(0), n: 0, from: 0, to: 0, stamp: 0 };
+
+/** Views of the head's memory for the open chunk, valid until the head next runs (chunks() copies what it answers). */
+const VIEWS = new TransientArena();
 
 /** The marker for "every series of the head" (compared by identity). */
 const ALL = new Uint32Array(0);

@@ -1,4 +1,5 @@
 import { instantiateHeadWasm, type HeadWasm } from '../wasm/head.js';
+import { MergedChunkCache } from './merged-cache.js';
 import { CUT, ENTRY, OOO_ENTRY, SLOT, SLOT_HAS_DATA, STAT } from '../wasm/layout.js';
 import { WasmMemory } from '../wasm/memory.js';
 import { releaseFreePages } from '../wasm/free-pages.js';
@@ -97,6 +98,9 @@ const NO_OOO = new Uint32Array(0);
 const HISTOGRAM_NEWEST_WORDS = new Uint32Array([0x53544f47, 0x7ffc4849]);
 
 /** An append bound as the module's i64 (infinities as its extremes). */
+/** Bytes of merged chunks the head keeps for reads by default: about 100,000 merges of 240 samples. */
+const DEFAULT_MERGED_CACHE_BYTES = 32 * 1024 * 1024;
+
 function i64Bound(t: number): bigint {
   if (t === -Infinity) return -(2n ** 63n);
   if (t === Infinity) return 2n ** 63n - 1n;
@@ -112,6 +116,8 @@ export class Head {
   readonly wasm: HeadWasm;
   /** Samples accepted out of order, apart from the in-order chunks (ooo-head.ts). */
   readonly ooo = new OooHead();
+  /** Chunks reads made by merging late samples in, for the next read (merged-cache.ts). */
+  readonly merged: MergedChunkCache;
   /** Native histogram chunks and state of the series that hold histograms (histogram-head.ts). */
   readonly histograms: HistogramHead;
   private readonly byId: (Series | undefined)[] = [];
@@ -124,7 +130,8 @@ export class Head {
   /** Views of the module's memory: fetch them again after any call that may allocate there. */
   private readonly mem: WasmMemory;
 
-  constructor(readonly index: LabelIndex, opts: { chunkRangeMs: number; samplesPerChunk?: number }, wasm?: HeadWasm) {
+  constructor(readonly index: LabelIndex, opts: { chunkRangeMs: number; samplesPerChunk?: number; oooReadCacheBytes?: number | undefined }, wasm?: HeadWasm) {
+    this.merged = new MergedChunkCache(opts.oooReadCacheBytes ?? DEFAULT_MERGED_CACHE_BYTES);
     this.wasm = wasm ?? instantiateHeadWasm();
     this.mem = new WasmMemory(this.wasm);
     this.wasm.headInit(BigInt(opts.chunkRangeMs), opts.samplesPerChunk ?? 120);

@@ -82,6 +82,8 @@ export class OooCuts {
     if (!(this.head.ooo.minTime < end)) return undefined;
     this.log(RECORD_OOO_CUT, cutRecord(CUT_BEGIN, end));
     const store = this.head.ooo.splitBefore(end);
+    // Their samples are about to be read from blocks: merges of them are let go.
+    this.head.merged.clear();
     const labels = new Map<number, readonly string[]>();
     for (const id of store.ids()) {
       const s = this.head.get(id);

@@ -42,10 +42,18 @@ export type InsertResult = typeof INSERT_ADDED | typeof INSERT_SAME | typeof INS
 /** Samples an unsorted tail holds at most before it is merged. */
 const TAIL = 32;
 
-/** One series' samples: columns, distinct times, [0, sorted) sorted by time, [sorted, n) the tail; the arrays may be longer than `n`. */
+/**
+ * One series' samples: columns, distinct times, [0, sorted) sorted by
+ * time, [sorted, n) the tail; the arrays may be longer than `n`. `stamp`
+ * changes whenever its samples do (from one clock for every head).
+ */
 interface OooSeries extends SampleColumns {
   sorted: number;
+  stamp: number;
 }
+
+/** Source of stamps: never the same twice in a process. */
+let clock = 0;
 
 const NONE: SampleColumns = { t: new Float64Array(0), v: new Uint32Array(0), n: 0 };
 
@@ -102,7 +110,7 @@ export class OooHead {
   insert(id: number, t: number, lo: number, hi: number): InsertResult {
     let s = this.bySeries.get(id);
     if (s === undefined) {
-      s = { t: new Float64Array(FIRST_CAPACITY), v: new Uint32Array(2 * FIRST_CAPACITY), n: 0, sorted: 0 };
+      s = { t: new Float64Array(FIRST_CAPACITY), v: new Uint32Array(2 * FIRST_CAPACITY), n: 0, sorted: 0, stamp: 0 };
       this.bySeries.set(id, s);
     }
     const n = s.n;
@@ -124,6 +132,7 @@ export class OooHead {
     s.v[2 * n] = lo;
     s.v[2 * n + 1] = hi;
     s.n = n + 1;
+    s.stamp = ++clock;
     if (inOrder) s.sorted = n + 1;
     else if (n + 1 - sorted >= TAIL) settle(s);
     this.total++;
@@ -168,9 +177,10 @@ export class OooHead {
   /**
    * Series `id`'s columns themselves (sorted, distinct; the arrays may be
    * longer than `n`), or undefined: as view() without making views, for a
-   * reader that searches its range itself. Valid until the next change.
+   * reader that searches its range itself. Valid until the next change;
+   * `stamp` changes whenever the series' samples do.
    */
-  held(id: number): SampleColumns | undefined {
+  held(id: number): (SampleColumns & { readonly stamp: number }) | undefined {
     return this.settled(id);
   }
 
@@ -195,11 +205,12 @@ export class OooHead {
         this.bySeries.delete(id);
         moved.adopt(id, s);
       } else {
-        moved.adopt(id, { t: s.t.slice(0, k), v: s.v.slice(0, 2 * k), n: k, sorted: k });
+        moved.adopt(id, { t: s.t.slice(0, k), v: s.v.slice(0, 2 * k), n: k, sorted: k, stamp: ++clock });
         s.t.copyWithin(0, k, s.n);
         s.v.copyWithin(0, 2 * k, 2 * s.n);
         s.n -= k;
         s.sorted = s.n;
+        s.stamp = ++clock;
       }
       this.total -= k;
     }

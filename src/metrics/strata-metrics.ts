@@ -111,6 +111,9 @@ export class StrataMetrics {
     ]));
     registerSampled(r, `${PREFIX}samples_out_of_order_ingested_total`, 'Of the samples ingested, those accepted out of order within --tsdb.out-of-order.time-window (Prometheus\' prometheus_tsdb_head_out_of_order_samples_appended_total).', 'counter', fromDb((db) => one(db.counters.oooAppended)));
     registerSampled(r, `${PREFIX}head_out_of_order_samples`, 'Samples in the out-of-order head, not yet written into blocks.', 'gauge', fromDb((db) => one(db.oooSamples)));
+    registerSampled(r, `${PREFIX}ooo_read_cache_bytes`, 'Bytes of chunks kept from reads that merged out-of-order samples into a series\' chunks, for the next read of it (bounded; the oldest leave first).', 'gauge', fromDb((db) => one(db.head.merged.bytes)));
+    registerSampled(r, `${PREFIX}ooo_read_cache_hits_total`, 'Merges of out-of-order samples into a chunk answered from that cache (the series unchanged since).', 'counter', fromDb((db) => one(db.head.merged.hits)));
+    registerSampled(r, `${PREFIX}ooo_read_cache_misses_total`, 'Merges of out-of-order samples into a chunk made by a read (first read, or the series changed since).', 'counter', fromDb((db) => one(db.head.merged.misses)));
     registerSampled(r, `${PREFIX}series_created_total`, 'Series created in the head since start.', 'counter', fromDb((db) => one(db.counters.seriesCreated)));
     registerSampled(r, `${PREFIX}head_series`, 'Series in the head.', 'gauge', fromDb((db) => one(db.seriesCount)));
     registerSampled(r, `${PREFIX}series_cache_series`, 'Keys the series cache holds: remote-write series by their raw label bytes, OTLP points by what makes their labels.', 'gauge', fromCache((c) => one(c.size)));

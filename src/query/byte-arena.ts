@@ -11,6 +11,14 @@ export class ByteArena {
 
   /** A copy of src[from, to): a view of a block, valid for as long as it is held. */
   copy(src: Uint8Array, from: number, to: number): Uint8Array {
+    return this.own(src, from, to);
+  }
+
+  /**
+   * Always a copy, as copy() (a TransientArena too): for bytes whose source
+   * is reused at once, as a read's merge output in the codec's memory.
+   */
+  own(src: Uint8Array, from: number, to: number): Uint8Array {
     const len = to - from;
     if (this.at + len > this.block.length) {
       this.block = new Uint8Array(Math.max(this.blockBytes, len));

@@ -29,8 +29,8 @@ export interface XorExports {
   iterIndex(it: number): number;
   iterErr(it: number): number;
   decodeChunk(it: number, buf: number, len: number, tsOut: number, valOut: number, max: number): number;
-  /** Sorted samples merged (assembly/merge.ts): i64 times at aT with f64 times at bT, u64 value bits; a time in both keeps a's. */
-  mergeSamples(aT: number, aV: number, an: number, bT: number, bV: number, bn: number, outT: number, outV: number): number;
+  /** Sorted samples merged (assembly/merge.ts: i64 times at aT with f64 times at bT, u64 value bits; a time in both keeps a's), then encoded as chunks of at most `per` samples from `enc` (`cap` bytes of room each), a MERGED record each at `recs`; the chunk count, -1 if one did not fit. */
+  mergeEncode(state: number, aT: number, aV: number, an: number, bT: number, bV: number, bn: number, outT: number, outV: number, per: number, enc: number, cap: number, recs: number): number;
 }
 
 /** xxHash64 (assembly/xxhash.ts): of bytes, and of every entry's labels in a batch. */

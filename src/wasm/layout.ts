@@ -42,6 +42,9 @@ export const STAT = { appended: 0, ignored: 1, outOfOrder: 2, conflict: 3, tooOl
 /** Out-of-order list entry (headOooPtr): series id, batch entry, sample index; u32 each. */
 export const OOO_ENTRY = { size: 12, id: 0, entry: 4, sample: 8 } as const;
 
+/** A chunk record of mergeEncode (assembly/merge.ts): its bytes at off (from the output's start), len; its first and last time. */
+export const MERGED = { size: 24, off: 0, len: 4, minT: 8, maxT: 16 } as const;
+
 /** XOR appender state size (assembly/xor.ts); a series slot starts with one. */
 export const APPENDER_SIZE = 48;
 /** XOR iterator state size (assembly/xor.ts). */

@@ -8,6 +8,7 @@ import { ColumnsBuffer, decodeColumns, decodeColumnsInto, encodeColumns, mergeSo
 import { mergeColumnsInto } from '../../src/chunkenc/merge-columns.js';
 import type { MergeableChunk } from '../../src/chunkenc/merge-chunks.js';
 import { rng } from '../support/series.js';
+import { ByteArena, TransientArena } from '../../src/query/byte-arena.js';
 
 /** Columns of the given times, value bits [i, time low word]. */
 function columns(times: readonly number[], tag: number): SampleColumns {
@@ -116,4 +117,19 @@ test('a range of the columns merged (from, to); NaN payloads, negative and large
     return Array.from({ length: d.n }, (_, i) => [d.t[i]!, d.v[2 * i]!, d.v[2 * i + 1]!]);
   }).find(([t]) => t === lateTimes[59]);
   assert.deepEqual(stale?.slice(1), [0x00000002, 0x7ff00000]);
+});
+
+test('merged chunks go to the arena given (copies, for a TransientArena too), the same bytes as slices', () => {
+  const chunk = chunkOf(Array.from({ length: 120 }, (_, i) => 1000 + 20 * i), 1);
+  const late = columns(Array.from({ length: 119 }, (_, i) => 1010 + 20 * i), 2);
+  const sliced = mergeColumnsInto([chunk], late)!;
+  for (const arena of [new ByteArena(), new TransientArena()]) {
+    const kept = mergeColumnsInto([chunk], late, 0, late.n, arena)!;
+    assert.equal(kept.length, 2);
+    assert.equal(kept[0]!.data.buffer, kept[1]!.data.buffer, 'one block for both chunks');
+    // A later merge reuses the codec's buffers: what was answered must not change.
+    mergeColumnsInto([chunkOf([5000, 5010], 3)], columns([5005], 4), 0, 1, arena);
+    assert.deepEqual(kept.map((c) => [...c.data]), sliced.map((c) => [...c.data]));
+    assert.deepEqual(samples(kept), samples(sliced));
+  }
 });

@@ -149,6 +149,7 @@ describe('out-of-order samples through strata serve', { timeout: 240_000 }, () =
     await writeOutOfOrder(strata.base, T0 + 70 * MIN, T0 + 4 * HOUR, 5_000, 2);
     const metrics = await call(strata.base, 'GET', '/metrics');
     assert.match(metrics.text, /strata_samples_out_of_order_ingested_total \d+/);
+    assert.match(metrics.text, /strata_ooo_read_cache_bytes \d+/);
   });
 
   test('refusals name the series: older than the window, another value for a time held, too far in the future (409, AlreadyExists)', async () => {
