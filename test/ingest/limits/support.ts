@@ -3,7 +3,7 @@
  * values by labels, the limits file, and bounded waits.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call } from '../../http/support/http-client.js';
@@ -75,10 +75,14 @@ export async function ingested(base: string): Promise<number> {
   return metric(await scrape(base), 'strata_samples_ingested_total');
 }
 
-/** Writes the limits file. */
+/**
+ * Writes the limits file whole, as an editor's rename or a ConfigMap's swap
+ * puts it in place: a poll never reads it half written.
+ */
 export function writeLimits(dir: string, yaml: string, name = 'limits.yaml'): string {
   const path = join(dir, name);
-  writeFileSync(path, yaml);
+  writeFileSync(`${path}.tmp`, yaml);
+  renameSync(`${path}.tmp`, path);
   return path;
 }
 
