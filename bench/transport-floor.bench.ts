@@ -15,9 +15,9 @@
 // Env: BENCH_CALLS (6000 measured calls a round), BENCH_WARMUP (1000),
 // BENCH_BODY_BYTES (11500: a 500-series request of the node-exporter
 // load, snappy-compressed), BENCH_ROUNDS (2).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { randomFillSync } from 'node:crypto';
+import { cpuSeconds } from './compare/proc.js';
+import { startChild, waitForLine, type Child } from './compare/processes.js';
 import { loadText } from './support/load-average.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 6000);
@@ -61,24 +61,17 @@ async function serve(transport: Transport): Promise<void> {
 }
 
 /** user + system CPU of process `pid`, all threads, in µs. */
-function processCpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 1e6 / 100;
-}
+const processCpuUs = (pid: number): number => cpuSeconds(pid) * 1e6;
 
-function startServer(transport: Transport): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname], { env: { ...process.env, BENCH_SERVE: transport }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((done, fail) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`the ${transport} server did not listen within ${START_TIMEOUT_MS} ms`));
-    }, START_TIMEOUT_MS);
-    child.once('exit', (code) => fail(new Error(`the ${transport} server exited (${code}) before listening`)));
-    child.stdout!.once('data', (d: Buffer) => {
-      clearTimeout(timer);
-      done({ child, port: Number(d.toString().trim()) });
-    });
-  });
+/** This file run as the `transport` server; resolves with it once it printed its port. */
+async function startServer(transport: Transport): Promise<{ child: Child; port: number }> {
+  const child = startChild(`${transport} server`, process.execPath, [...process.execArgv, new URL(import.meta.url).pathname], { env: { ...process.env, BENCH_SERVE: transport } });
+  try {
+    return { child, port: await waitForLine(child, (line) => (/^\d+$/.test(line.trim()) ? Number(line.trim()) : undefined), START_TIMEOUT_MS) };
+  } catch (err) {
+    child.process.kill('SIGKILL');
+    throw err;
+  }
 }
 
 async function round(transport: Transport, bodies: { grpc: Buffer; http: Buffer }): Promise<{ serverUs: number; clientUs: number; perSecond: number }> {
@@ -95,18 +88,18 @@ async function round(transport: Transport, bodies: { grpc: Buffer; http: Buffer 
   let marks: { server: number; client: NodeJS.CpuUsage; t: number } | undefined;
   const loop = async (): Promise<void> => {
     while (sent < total) {
-      if (++sent === WARMUP + 1) marks = { server: processCpuUs(child.pid!), client: process.cpuUsage(), t: performance.now() };
+      if (++sent === WARMUP + 1) marks = { server: processCpuUs(child.pid), client: process.cpuUsage(), t: performance.now() };
       const { outcome } = await call();
       if (outcome.kind !== 'ok') failed++;
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
-  const serverUs = processCpuUs(child.pid!) - marks!.server;
+  const serverUs = processCpuUs(child.pid) - marks!.server;
   const client = process.cpuUsage(marks!.client);
   const seconds = (performance.now() - marks!.t) / 1000;
   connection?.destroy();
   agent.destroy();
-  child.kill('SIGKILL');
+  child.process.kill('SIGKILL');
   if (failed > 0) throw new Error(`${failed} ${transport} calls failed`);
   return { serverUs: serverUs / CALLS, clientUs: (client.user + client.system) / CALLS, perSecond: CALLS / seconds };
 }

@@ -97,10 +97,10 @@ const NO_OOO = new Uint32Array(0);
  */
 const HISTOGRAM_NEWEST_WORDS = new Uint32Array([0x53544f47, 0x7ffc4849]);
 
-/** An append bound as the module's i64 (infinities as its extremes). */
 /** Bytes of merged chunks the head keeps for reads by default: about 100,000 merges of 240 samples. */
 const DEFAULT_MERGED_CACHE_BYTES = 32 * 1024 * 1024;
 
+/** An append bound as the module's i64 (infinities as its extremes). */
 function i64Bound(t: number): bigint {
   if (t === -Infinity) return -(2n ** 63n);
   if (t === Infinity) return 2n ** 63n - 1n;

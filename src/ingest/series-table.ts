@@ -1,6 +1,6 @@
 /**
- * The series cache's table: 128-bit keys of raw remote-write label bytes
- * (series-keys.ts) to head series refs (series id + 1), in a
+ * The series cache's table: keys of raw remote-write label bytes
+ * (series-keys.ts; 96 of their 128 bits, below) to head series refs (series id + 1), in a
  * SharedArrayBuffer. The engine's thread is its one writer; the pool's
  * workers read it while they parse, so a series seen before is sent as a
  * ref and its labels are neither checked nor copied again.

@@ -147,7 +147,7 @@ export class Shipper {
    * first upload that fails ends the pass (blocks go in order). A block's
    * data goes up while the block before finishes (its last part,
    * CompleteMultipartUpload, its meta.json), over lanes shared by the pass
-   * (at most two files in flight), but its meta.json only after that
+   * (uploadConcurrency files in flight at most), but its meta.json only after that
    * block's: at most two blocks in flight. Returns false when an upload
    * failed.
    */

@@ -1,7 +1,8 @@
 import type { Bucket } from '../objstore/bucket.js';
 
 /**
- * Files in flight at once, over every block of a shipper pass. Two: while
+ * Files in flight at once by default, over every block of a shipper pass
+ * (--shipper.upload-concurrency sets it). Two: while
  * one file's upload waits on its first part (read and hashed before
  * anything is sent) or on CompleteMultipartUpload, the other keeps the
  * connection busy. Each S3 upload holds at most two part buffers, so the
@@ -81,14 +82,5 @@ export class FileLanes {
     this.batches.splice(at, 1);
     if (batch.failed) batch.reject(batch.first);
     else batch.resolve();
-  }
-}
-
-/** Uploads `files` with at most `inFlight` at once (FileLanes.run on lanes of their own). */
-export function uploadFiles(bucket: Bucket, files: readonly FileUpload[], inFlight = BLOCK_FILES_IN_FLIGHT): Promise<void> {
-  try {
-    return new FileLanes(bucket, inFlight).run(files);
-  } catch (err) {
-    return Promise.reject(err);
   }
 }

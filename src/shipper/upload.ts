@@ -18,7 +18,7 @@ export interface UploadBlockOptions {
   now?: Date;
   /** Called when the block's data is up and its meta.json is next (tests stop the process there). */
   beforeMeta?: () => void;
-  /** Lanes shared with the other blocks of the pass (at most two files in flight over all); else lanes of its own. */
+  /** Lanes shared with the other blocks of the pass (the shipper's files in flight over all); else lanes of its own (BLOCK_FILES_IN_FLIGHT). */
   lanes?: FileLanes;
   /** The block before's upload: this meta.json goes only after that one's, and not at all if it failed. */
   after?: Promise<unknown>;
@@ -38,11 +38,11 @@ export function isHeldBack(err: unknown): boolean {
  * Uploads the block in `dir` to `bucket` in Thanos' layout, as Thanos'
  * shipper and block.Upload do: `<ULID>/chunks/...` and `<ULID>/index`,
  * then `<ULID>/meta.json` last, once every other file is up, so that a
- * reader never sees a block without its data. The data files go up to
- * BLOCK_FILES_IN_FLIGHT at a time: their order does not matter, since
- * nothing reads a block before its meta.json. (Thanos sends them one by
- * one by default; with --shipper.upload-concurrency its chunk files go
- * several at a time, the index after them.) The uploaded meta.json is
+ * reader never sees a block without its data. The data files go up over
+ * `lanes`, several at a time: their order does not matter, since nothing
+ * reads a block before its meta.json. (Thanos sends them one by one by
+ * default; with --shipper.upload-concurrency its chunk files go several
+ * at a time, the index after them.) The uploaded meta.json is
  * the local one with the Thanos section filled in: labels, source,
  * segment_files, files with sizes, upload_time. Tombstones are not
  * uploaded (Thanos does not). With `after`, the data goes up while the

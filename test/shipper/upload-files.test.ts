@@ -11,7 +11,7 @@ import type { Bucket } from '../../src/objstore/bucket.js';
 import { FilesystemBucket } from '../../src/objstore/filesystem.js';
 import { Shipper } from '../../src/shipper/shipper.js';
 import { uploadBlock } from '../../src/shipper/upload.js';
-import { BLOCK_FILES_IN_FLIGHT, uploadFiles } from '../../src/shipper/upload-files.js';
+import { BLOCK_FILES_IN_FLIGHT, FileLanes } from '../../src/shipper/upload-files.js';
 import { tempDir } from '../support/db.js';
 
 const tmp = tempDir('strata-upload-files-');
@@ -122,10 +122,10 @@ test('a data file that fails: no more files are started, those in flight end, no
   assert.equal(existsSync(join(bucketDir, ULID, 'meta.json')), false);
 });
 
-test('uploadFiles refuses a count in flight that is not a positive integer', async () => {
+test('FileLanes refuses a count in flight that is not a positive integer', () => {
   const bucket = new FilesystemBucket(join(tmp.dir, 'none'));
-  await assert.rejects(uploadFiles(bucket, [], 0), /positive integer/);
-  await assert.rejects(uploadFiles(bucket, [], 1.5), /positive integer/);
+  assert.throws(() => new FileLanes(bucket, 0), /positive integer/);
+  assert.throws(() => new FileLanes(bucket, 1.5), /positive integer/);
 });
 
 const B1 = '01JDZ0000000000000000000B1';
